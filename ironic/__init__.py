@@ -1,0 +1,1 @@
+"""A from-scratch implementation of the OpenStack Bare Metal service."""

@@ -1,0 +1,416 @@
+"""/v1/allocations (1.52) and /v1/nodes/{node}/allocation.
+
+An allocation asks for a node by resource class and traits, optionally
+among candidate nodes; a conductor finds one and reserves it (state
+``allocating`` until then, ``active`` or ``error`` after). Creation and
+deletion go to a conductor over RPC; reads and name/extra edits (1.57) are
+served from the database. From 1.58 ``node`` records an allocation for a
+node deployed without one (backfill); from 1.60 allocations have an
+``owner``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import types
+from typing import Any
+
+import pecan
+from pecan import rest
+
+from ironic.api import method
+from ironic.api.controllers.v1 import node as node_api
+from ironic.api.controllers.v1 import node_sub
+from ironic.api.controllers.v1 import utils as api_utils
+from ironic.api.method import api_method, expose
+from ironic.common import exception, policy, utils
+from ironic.conductor import rpcapi
+from ironic.db import api as db_api
+from ironic.db.sqlalchemy import models
+from ironic.objects import allocation as alloc_obj
+from ironic.objects.allocation import Allocation
+
+MIN_VERSION = 52
+UPDATE_VERSION = 57
+BACKFILL_VERSION = 58
+OWNER_VERSION = 60
+
+# API fields and the minor version that shows each.
+_FIELDS = {"uuid": 52, "name": 52, "node_uuid": 52, "state": 52,
+           "last_error": 52, "resource_class": 52, "traits": 52,
+           "candidate_nodes": 52, "extra": 52, "owner": 60,
+           "created_at": 52, "updated_at": 52, "links": 52}
+_SORT_KEYS = {"id", "uuid", "name", "state", "resource_class", "owner",
+              "created_at", "updated_at"}
+_LIST_PARAMS = {"node", "resource_class", "state", "owner", "fields",
+                "limit", "marker", "sort_key", "sort_dir"}
+_NULLABLE_NAME = {"type": ["string", "null"], "minLength": 1,
+                  "maxLength": 255}
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "uuid": {"type": ["string", "null"]},
+        "name": _NULLABLE_NAME,
+        "resource_class": {"type": ["string", "null"], "minLength": 1,
+                           "maxLength": 80},
+        "traits": {"type": ["array", "null"], "items": {"type": "string"}},
+        "candidate_nodes": {"type": ["array", "null"],
+                            "items": {"type": "string"}},
+        "extra": {"type": ["object", "null"]},
+        "owner": {"type": ["string", "null"], "maxLength": 255},
+        "node": {"type": ["string", "null"]},
+    },
+    "additionalProperties": False,
+}
+_PATCH_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"name": _NULLABLE_NAME,
+                   "extra": {"type": ["object", "null"]}},
+    "additionalProperties": True,
+}
+
+
+def _visible(ver: int) -> list[str]:
+    return [f for f, since in _FIELDS.items() if since <= ver]
+
+
+def _iso(value: Any) -> str | None:
+    if isinstance(value, str):
+        value = datetime.datetime.fromisoformat(value)
+    return node_api.iso(value)
+
+
+def views(rows: list, fields: list[str]) -> list[dict]:
+    """API documents of allocation rows (or objects)."""
+    node_uuids: dict[int, str] = {}
+    if "node_uuid" in fields:
+        node_uuids = db_api.get_instance().uuids_for_ids(
+            "node", (r.node_id for r in rows))
+    out = []
+    for row in rows:
+        doc: dict[str, Any] = {}
+        for name in fields:
+            if name == "links":
+                doc[name] = api_utils.link("allocations", row.uuid)
+            elif name == "node_uuid":
+                doc[name] = node_uuids.get(row.node_id)
+            elif name in ("created_at", "updated_at"):
+                doc[name] = _iso(getattr(row, name))
+            else:
+                doc[name] = getattr(row, name)
+        out.append(doc)
+    return out
+
+
+def get_allocation(ident: str) -> Allocation:
+    """By UUID or name; 404 for anything else."""
+    return Allocation.get(ident)
+
+
+def _project_scope() -> str | None:
+    ctx = method.context()
+    if ctx.system_scope or not ctx.project_id:
+        return None
+    return ctx.project_id
+
+
+def _authorize(rule: str, owner: str | None = None) -> None:
+    """``owner``: of the allocation acted on (the caller's own project
+    for a project-scoped list)."""
+    target = {"allocation.owner": owner} if owner else None
+    policy.authorize(f"baremetal:allocation:{rule}", method.context(),
+                     target)
+
+
+def _check_owner_visible(alloc: Allocation) -> None:
+    """A project-scoped caller sees only its project's allocations."""
+    project = _project_scope()
+    if project is not None and alloc.owner != project and \
+            not policy.allowed("baremetal:allocation:list_all",
+                               method.context()):
+        raise exception.AllocationNotFound(allocation=alloc.uuid)
+
+
+# ----------------------------------------------------------------------
+# creation
+
+
+def _check_name(name: str | None) -> None:
+    if name is None:
+        return
+    if utils.is_uuid_like(name) or not utils.is_valid_logical_name(name):
+        raise exception.InvalidParameterValue(
+            err=f"Cannot create allocation with invalid name '{name}'")
+
+
+def _check_traits(traits: list[str]) -> None:
+    for trait in traits:
+        node_sub.validate_trait(trait)
+    if len(set(traits)) > node_sub.TRAIT_LIMIT:
+        raise exception.InvalidParameterValue(
+            err=f"An allocation can request at most "
+                f"{node_sub.TRAIT_LIMIT} traits.")
+
+
+def _candidate_uuids(idents: list[str]) -> list[str]:
+    """UUIDs of the candidate nodes, given as UUIDs or names (400 when
+    one does not exist)."""
+    normalized = [utils.normalize_uuid(i) if utils.is_uuid_like(i) else i
+                  for i in idents]
+    found = db_api.get_instance().node_uuids_for(normalized)
+    missing = [i for i in normalized if i not in found]
+    if missing:
+        raise exception.InvalidParameterValue(
+            err=f"Candidate node(s) {', '.join(missing)} could not be "
+                f"found.")
+    return list(dict.fromkeys(found[i] for i in normalized))
+
+
+def _set_owner(values: dict) -> None:
+    """A project-scoped caller allocates for its own project."""
+    project = _project_scope()
+    if project is None or policy.allowed(
+            "baremetal:allocation:create_restricted", method.context()):
+        return
+    if values.get("owner") not in (None, project):
+        raise exception.HTTPForbidden(
+            resource="baremetal:allocation:create_restricted")
+    values["owner"] = project
+
+
+def _backfill_node(ident: str, values: dict) -> dict:
+    if values.get("candidate_nodes"):
+        raise exception.InvalidParameterValue(
+            err="Cannot use candidate_nodes when creating an allocation "
+                "for a specific node.")
+    try:
+        node = node_api.get_node(ident)
+    except exception.NodeNotFound as e:
+        raise exception.InvalidParameterValue(err=str(e)) from e
+    values["node"] = node.uuid
+    return {"uuid": node.uuid, "driver": node.driver,
+            "conductor_group": node.conductor_group}
+
+
+def validate_create(body: dict, ver: int) -> dict:
+    """The column values of a new allocation (and ``node`` to backfill)."""
+    if "owner" in body and ver < OWNER_VERSION:
+        raise exception.NotAcceptable(
+            f"The field 'owner' needs API version 1.{OWNER_VERSION} or "
+            f"newer.")
+    if "node" in body and ver < BACKFILL_VERSION:
+        raise exception.NotAcceptable(
+            f"The field 'node' needs API version 1.{BACKFILL_VERSION} or "
+            f"newer.")
+    api_utils.validate(SCHEMA, body, "allocation")
+    values = {k: v for k, v in body.items() if v is not None}
+    _check_name(values.get("name"))
+    if "uuid" in values:
+        if not utils.is_uuid_like(values["uuid"]):
+            raise exception.InvalidUUID(uuid=values["uuid"])
+        values["uuid"] = utils.normalize_uuid(values["uuid"])
+    values["traits"] = list(dict.fromkeys(values.get("traits") or []))
+    _check_traits(values["traits"])
+    values.setdefault("extra", {})
+    if values.get("candidate_nodes"):
+        values["candidate_nodes"] = _candidate_uuids(
+            values["candidate_nodes"])
+    if not values.get("node") and not values.get("resource_class"):
+        raise exception.InvalidParameterValue(
+            err="The resource_class field is mandatory when not "
+                "backfilling.")
+    _set_owner(values)
+    return values
+
+
+def _target_host(values: dict, node: dict | None) -> str:
+    """The conductor that processes the allocation: the node's owner for
+    a backfill, else one serving the first candidate node, else any."""
+    api = rpcapi.get_api()
+    if node is not None:
+        return api.host_for(node)
+    for uuid in values.get("candidate_nodes") or ():
+        try:
+            return api.host_for(db_api.get_instance().get_node_by_uuid(uuid))
+        except exception.NoValidHost:
+            continue
+    return api.any_host()
+
+
+def _from_reply(doc: dict) -> Any:
+    return types.SimpleNamespace(**doc)
+
+
+# ----------------------------------------------------------------------
+# listing
+
+
+def _list_filters(params: dict, ver: int) -> list:
+    A = models.Allocation
+    conds = []
+    if params.get("node") is not None:
+        try:
+            node = node_api.get_node(params["node"])
+        except exception.NodeNotFound as e:
+            raise exception.InvalidParameterValue(err=str(e)) from e
+        conds.append(A.node_id == node.id)
+    if params.get("resource_class") is not None:
+        conds.append(A.resource_class == params["resource_class"])
+    if params.get("state") is not None:
+        if params["state"] not in alloc_obj.STATES:
+            raise exception.InvalidParameterValue(
+                err=f"Invalid state {params['state']!r}: expected one of "
+                    f"{', '.join(alloc_obj.STATES)}.")
+        conds.append(A.state == params["state"])
+    if params.get("owner") is not None:
+        if ver < OWNER_VERSION:
+            raise exception.NotAcceptable(
+                f"The 'owner' filter needs API version 1.{OWNER_VERSION} "
+                f"or newer.")
+        conds.append(A.owner == params["owner"])
+    project = _project_scope()
+    if project is not None and not policy.allowed(
+            "baremetal:allocation:list_all", method.context()):
+        conds.append(A.owner == project)
+    return conds
+
+
+def _sort_key(key: str | None, ver: int) -> str:
+    key = key or "id"
+    if key not in _SORT_KEYS or (key in _FIELDS and _FIELDS[key] > ver):
+        raise exception.InvalidParameterValue(
+            err=f"The sort_key value \"{key}\" is an invalid field for "
+                f"sorting")
+    return key
+
+
+def list_allocations(params: dict, ver: int) -> dict:
+    unknown = set(params) - _LIST_PARAMS
+    if unknown:
+        raise exception.InvalidParameterValue(
+            err=f"Unknown query parameter(s): {', '.join(sorted(unknown))}")
+    fields = api_utils.parse_fields(params.get("fields"), _visible(ver))
+    fields = fields or _visible(ver)
+    limit = api_utils.parse_limit(params.get("limit"))
+    rows = db_api.get_instance().get_allocation_list(
+        _list_filters(params, ver), limit=limit,
+        marker=api_utils.check_marker(params.get("marker")),
+        sort_key=_sort_key(params.get("sort_key"), ver),
+        sort_dir=api_utils.parse_sort_dir(params.get("sort_dir")))
+    return api_utils.collection("allocations", views(rows, fields), limit,
+                                "allocations", params,
+                                rows[-1].uuid if rows else None)
+
+
+def _show(alloc: Any, params: dict, ver: int) -> dict:
+    if set(params) - {"fields"}:
+        raise exception.InvalidParameterValue(
+            err="Only 'fields' may be given when showing an allocation.")
+    fields = api_utils.parse_fields(params.get("fields"), _visible(ver))
+    return views([alloc], fields or _visible(ver))[0]
+
+
+def destroy(alloc: Allocation) -> None:
+    """Ask the conductor of the allocation's node to free it and delete
+    the allocation."""
+    api = rpcapi.get_api()
+    if alloc.node_id is not None:
+        host = api.host_for(db_api.get_instance().get_node_by_id(
+            alloc.node_id))
+    else:
+        host = api.any_host()
+    api.destroy_allocation(method.context(), alloc.uuid, host)
+
+
+class AllocationsController(rest.RestController):
+    @expose()
+    @api_method(min_version=MIN_VERSION)
+    def get_all(self, **params):
+        _authorize("list", _project_scope())
+        return list_allocations(params, method.version())
+
+    @expose()
+    @api_method(min_version=MIN_VERSION)
+    def get_one(self, ident, **params):
+        alloc = get_allocation(ident)
+        _check_owner_visible(alloc)
+        _authorize("get", alloc.owner)
+        return _show(alloc, params, method.version())
+
+    @expose()
+    @api_method(min_version=MIN_VERSION, status=201)
+    def post(self):
+        ver = method.version()
+        values = validate_create(method.json_body(), ver)
+        _authorize("create", values.get("owner"))
+        node = _backfill_node(values["node"], values) \
+            if values.get("node") else None
+        host = _target_host(values, node)
+        saved = rpcapi.get_api().create_allocation(method.context(), values,
+                                                   host)
+        pecan.response.location = (f"{method.public_url()}/v1/allocations/"
+                                   f"{saved['uuid']}")
+        return views([_from_reply(saved)], _visible(ver))[0]
+
+    @expose()
+    @api_method(min_version=MIN_VERSION)
+    def patch(self, ident):
+        ver = method.version()
+        if ver < UPDATE_VERSION:
+            raise method.MethodNotAllowed()
+        patch = method.json_body(list)
+        alloc = get_allocation(ident)
+        _check_owner_visible(alloc)
+        _authorize("update", alloc.owner)
+        current = {"name": alloc.name, "extra": alloc.extra}
+        patched = api_utils.apply_patch(
+            current, patch, read_only=set(_visible(ver)) - set(current),
+            allowed_roots=set(current))
+        api_utils.validate(_PATCH_SCHEMA, patched, "allocation")
+        _check_name(patched.get("name"))
+        changes = {"name": patched.get("name"),
+                   "extra": patched.get("extra") or {}}
+        changes = {k: v for k, v in changes.items()
+                   if getattr(alloc, k) != v}
+        if changes:
+            row = db_api.get_instance().update_allocation(alloc.id, changes)
+            alloc = Allocation.from_db(row)
+        return views([alloc], _visible(ver))[0]
+
+    @expose()
+    @api_method(min_version=MIN_VERSION, status=204)
+    def delete(self, ident):
+        alloc = get_allocation(ident)
+        _check_owner_visible(alloc)
+        _authorize("delete", alloc.owner)
+        destroy(alloc)
+
+
+class NodeAllocationController(rest.RestController):
+    """/v1/nodes/{node}/allocation: the node's allocation, if any."""
+
+    def __init__(self, node_ident: str):
+        self.node_ident = node_ident
+
+    def _allocation(self) -> Allocation:
+        node = node_api.get_node(self.node_ident)
+        if not node.allocation_id:
+            raise exception.AllocationNotFound(
+                allocation=f"of node {node.uuid}")
+        alloc = Allocation.get(node.allocation_id)
+        _check_owner_visible(alloc)
+        return alloc
+
+    @expose()
+    @api_method(min_version=MIN_VERSION)
+    def get_all(self, **params):
+        alloc = self._allocation()
+        _authorize("get", alloc.owner)
+        return _show(alloc, params, method.version())
+
+    @expose()
+    @api_method(min_version=MIN_VERSION, status=204)
+    def delete(self):
+        alloc = self._allocation()
+        _authorize("delete", alloc.owner)
+        destroy(alloc)

@@ -1,0 +1,227 @@
+"""/v1/drivers: the hardware types live conductors serve.
+
+Everything here is read from what conductors registered in
+``conductor_hardware_interfaces`` (seed 003); properties and passthru
+method lists come from the interface classes themselves, which describe
+them statically. Driver vendor passthru calls go to a conductor.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pecan import rest
+
+from ironic.api import method
+from ironic.api.controllers.v1 import node_vendor
+from ironic.api.controllers.v1 import utils as api_utils
+from ironic.api.method import api_method, expose
+from ironic.common import driver_factory, exception, interface_catalog, policy
+from ironic.conf.default import INTERFACE_TYPES
+
+# Minor version that shows each interface type in a driver's detail.
+_INTERFACE_SINCE = {kind: 30 for kind in INTERFACE_TYPES}
+_INTERFACE_SINCE.update(storage=33, rescue=38, bios=40, firmware=86)
+_BASE_SINCE = {"name": 1, "hosts": 1, "links": 1, "properties": 14,
+               "type": 30}
+
+
+def _detail_fields(ver: int) -> list[str]:
+    out = []
+    for kind in INTERFACE_TYPES:
+        if _INTERFACE_SINCE[kind] <= ver:
+            out += [f"default_{kind}_interface", f"enabled_{kind}_interfaces"]
+    return sorted(out)
+
+
+def _base_fields(ver: int) -> list[str]:
+    return [f for f, since in _BASE_SINCE.items() if since <= ver]
+
+
+def _view(hw: interface_catalog.HardwareType, fields: list[str]) -> dict:
+    out: dict[str, Any] = {}
+    url = method.public_url()
+    for name in fields:
+        if name == "name":
+            out[name] = hw.name
+        elif name == "hosts":
+            out[name] = sorted(hw.hosts)
+        elif name == "type":
+            out[name] = "dynamic"
+        elif name == "links":
+            out[name] = api_utils.link("drivers", hw.name, url)
+        elif name == "properties":
+            out[name] = api_utils.link("drivers", f"{hw.name}/properties",
+                                       url)
+        elif name.startswith("default_"):
+            out[name] = hw.defaults.get(name[len("default_"):-10])
+        elif name.startswith("enabled_"):
+            out[name] = list(hw.enabled.get(name[len("enabled_"):-11], []))
+    return out
+
+
+def _fields(params: dict, ver: int, detail: bool) -> list[str]:
+    everything = _base_fields(ver) + (_detail_fields(ver) if ver >= 30
+                                      else [])
+    if params.get("fields") is not None:
+        if ver < 77:
+            raise exception.NotAcceptable(
+                "The 'fields' parameter of drivers needs API version 1.77 "
+                "or newer.")
+        wanted = api_utils.parse_fields(params["fields"], everything)
+        return wanted or everything
+    return everything if detail else _base_fields(ver)
+
+
+def _check_params(params: dict, allowed: set[str]) -> None:
+    unknown = set(params) - allowed
+    if unknown:
+        raise exception.InvalidParameterValue(
+            err=f"Unknown query parameter(s): {', '.join(sorted(unknown))}")
+
+
+def _list_options(params: dict, ver: int) -> tuple[str | None, bool]:
+    kind = params.get("type")
+    if kind is not None:
+        if ver < 30:
+            raise exception.NotAcceptable(
+                "The 'type' parameter needs API version 1.30 or newer.")
+        if kind not in ("classic", "dynamic"):
+            raise exception.InvalidParameterValue(
+                err=f"Invalid driver type {kind!r}: expected 'classic' or "
+                    f"'dynamic'.")
+    detail = False
+    if params.get("detail") is not None:
+        if ver < 30:
+            raise exception.NotAcceptable(
+                "The 'detail' parameter of drivers needs API version 1.30 "
+                "or newer.")
+        detail = bool(api_utils.parse_bool(params["detail"], "detail"))
+    if detail and params.get("fields") is not None:
+        raise exception.InvalidParameterValue(
+            err="Can not specify ?detail=True and fields in the same "
+                "request.")
+    return kind, detail
+
+
+def default_vendor_class(hw: interface_catalog.HardwareType) -> type:
+    name = hw.defaults.get("vendor")
+    if not name:
+        raise exception.UnsupportedDriverExtension(
+            driver=hw.name, extension="vendor passthru")
+    return driver_factory.interface_class("vendor", name)
+
+
+class DriverPassthruController(node_vendor.PassthruVerbs):
+    """/v1/drivers/{name}/vendor_passthru: methods list (calls: RPC)."""
+
+    _custom_actions = {"methods": ["GET"]}
+
+    def __init__(self, driver_name: str) -> None:
+        self.driver_name = driver_name
+
+    @expose()
+    @api_method()
+    def methods(self):
+        policy.authorize("baremetal:driver:vendor_passthru",
+                         method.context())
+        hw = interface_catalog.live().get(self.driver_name)
+        routes = default_vendor_class(hw).driver_routes
+        return {name: route.public(driver_level=True)
+                for name, (_attr, route) in sorted(routes.items())}
+
+    def _call(self, http_method: str, params: dict,
+              path_name: str | None = None) -> Any:
+        from ironic.conductor import rpcapi
+        policy.authorize("baremetal:driver:vendor_passthru",
+                         method.context())
+        name, info = node_vendor.call_args(path_name)
+        interface_catalog.live().get(self.driver_name)
+        return node_vendor.answer(rpcapi.get_api().driver_vendor_passthru(
+            method.context(), self.driver_name, name, http_method, info))
+
+
+
+class RaidController(rest.RestController):
+    _custom_actions = {"logical_disk_properties": ["GET"]}
+
+    def __init__(self, driver_name: str) -> None:
+        self.driver_name = driver_name
+
+    @expose()
+    @api_method()
+    def logical_disk_properties(self):
+        policy.authorize(
+            "baremetal:driver:get_raid_logical_disk_properties",
+            method.context())
+        # Like states/raid, this answered 406 to older versions.
+        if method.version() < 12:
+            raise exception.NotAcceptable(
+                "RAID logical disk properties need API version 1.12 or "
+                "newer.")
+        hw = interface_catalog.live().get(self.driver_name)
+        raid = hw.defaults.get("raid")
+        iface = driver_factory.interface_instance("raid", raid) \
+            if raid else None
+        if iface is None or not iface.supported:
+            # RAID is optional hardware: "not supported" reads as absent.
+            raise exception.NotFound(
+                f"Driver {hw.name} does not support RAID configuration.")
+        return iface.get_logical_disk_properties()
+
+
+class DriversController(rest.RestController):
+    _subcontrollers = {"vendor_passthru": DriverPassthruController,
+                       "raid": RaidController}
+
+    @expose()
+    def _lookup(self, name, sub=None, *remainder):
+        if sub == "properties" and not remainder:
+            return DriverProperties(name), []
+        factory = self._subcontrollers.get(sub)
+        if factory is None:
+            import pecan
+            pecan.abort(404)
+        return factory(name), list(remainder)
+
+    @expose()
+    @api_method()
+    def get_all(self, **params):
+        _check_params(params, {"type", "detail", "fields"})
+        policy.authorize("baremetal:driver:get", method.context())
+        ver = method.version()
+        kind, detail = _list_options(params, ver)
+        fields = _fields(params, ver, detail)
+        if kind == "classic":
+            return {"drivers": []}
+        catalog = interface_catalog.live()
+        return {"drivers": [_view(hw, fields) for _n, hw in
+                            sorted(catalog.types.items())]}
+
+    @expose()
+    @api_method()
+    def get_one(self, name, **params):
+        _check_params(params, {"fields"})
+        policy.authorize("baremetal:driver:get", method.context())
+        ver = method.version()
+        hw = interface_catalog.live().get(name)
+        return _view(hw, _fields(params, ver, True))
+
+
+class DriverProperties(rest.RestController):
+    """/v1/drivers/{name}/properties: driver_info keys and their help."""
+
+    def __init__(self, driver_name: str) -> None:
+        self.driver_name = driver_name
+
+    @expose()
+    @api_method()
+    def get_all(self, **params):
+        _check_params(params, set())
+        policy.authorize("baremetal:driver:get_properties",
+                         method.context())
+        hw = interface_catalog.live().get(self.driver_name)
+        return driver_factory.properties_of(hw.defaults)
+
+
+__all__ = ["DriversController"]

@@ -1,0 +1,106 @@
+"""``/v1``: the version document and the resource collections."""
+
+from __future__ import annotations
+
+import pecan
+
+from ironic.api import method
+from ironic.api.controllers.v1 import (
+    allocation,
+    conductor,
+    deploy_template,
+    driver,
+    event,
+    node,
+    node_actions,
+    node_data,
+    node_vendor,
+    node_vifs,
+    node_vmedia,
+    port,
+    portgroup,
+    ramdisk,
+    runbook,
+    shard,
+    versions,
+    volume,
+)
+from ironic.api.controllers.v1 import chassis as chassis_api
+from ironic.api.method import api_method, expose
+
+# Resource -> minor version that introduced it, for the /v1 document.
+_RESOURCES = {"nodes": 1, "ports": 1, "chassis": 1, "drivers": 1,
+              "portgroups": 23, "lookup": 22, "heartbeat": 22,
+              "conductors": 49, "volume": 32, "events": 54,
+              "deploy_templates": 55, "runbooks": 92, "allocations": 52,
+              "shards": 82}
+
+# Node sub-resources served by other resource modules.
+node.NodesController._subcontrollers.update({
+    "volume": volume.VolumeController,
+    "bios": node_data.BIOSController,
+    "history": node_data.HistoryController,
+    "firmware": node_data.FirmwareController,
+    "inventory": node_data.InventoryController,
+    "allocation": allocation.NodeAllocationController,
+    "vendor_passthru": node_vendor.NodeVendorPassthruController,
+    "vmedia": node_vmedia.VmediaController,
+    # states (provision, power), management, validate: via conductors.
+    **node_actions.SUBCONTROLLERS,
+    **node_vifs.SUBCONTROLLERS,
+})
+
+
+def _links(url: str, name: str) -> list[dict]:
+    return [{"href": f"{url}/v1/{name}/", "rel": "self"},
+            {"href": f"{url}/{name}/", "rel": "bookmark"}]
+
+
+class V1Controller:
+    nodes = node.NodesController()
+    conductors = conductor.ConductorsController()
+    drivers = driver.DriversController()
+    ports = port.PortsController()
+    portgroups = portgroup.PortgroupsController()
+    chassis = chassis_api.ChassisController()
+    volume = volume.VolumeController()
+    events = event.EventsController()
+    deploy_templates = deploy_template.DeployTemplatesController()
+    runbooks = runbook.RunbooksController()
+    allocations = allocation.AllocationsController()
+    shards = shard.ShardsController()
+    continue_inspection = ramdisk.ContinueInspectionController()
+    lookup = ramdisk.LookupController()
+    heartbeat = ramdisk.HeartbeatController()
+    _extra: dict = {}
+
+    @expose()
+    @api_method()
+    def index(self):
+        url = method.public_url()
+        ver = method.version()
+        doc = {
+            "id": "v1",
+            "links": [{"href": f"{url}/v1/", "rel": "self"},
+                      {"href": "https://docs.openstack.org/ironic/latest/"
+                               "contributor/webapi.html",
+                       "rel": "describedby", "type": "text/html"}],
+            "media_types": [{
+                "base": "application/json",
+                "type": "application/vnd.openstack.ironic.v1+json"}],
+            "version": {
+                "id": "v1",
+                "links": [{"href": f"{url}/v1/", "rel": "self"}],
+                "status": "CURRENT",
+                "min_version": versions.MIN_VERSION_STRING,
+                "version": versions.MAX_VERSION_STRING,
+            },
+        }
+        for name, since in _RESOURCES.items():
+            if since <= ver and hasattr(self, name):
+                doc[name] = _links(url, name)
+        return doc
+
+    @expose()
+    def _default(self, *remainder):
+        pecan.abort(404)

@@ -1,0 +1,724 @@
+"""/v1/nodes: create, list, show, update and delete nodes; traits; states."""
+
+from __future__ import annotations
+
+import copy
+import datetime
+import functools
+import re
+import types
+from typing import Any
+
+import pecan
+from pecan import rest
+
+from ironic.api import method
+from ironic.api.controllers.v1 import node_driver, node_sub, versions
+from ironic.api.controllers.v1 import port as port_api
+from ironic.api.controllers.v1 import portgroup as portgroup_api
+from ironic.api.controllers.v1 import utils as api_utils
+from ironic.api.method import api_method, expose
+from ironic.common import exception, hash_ring, policy, states, utils
+from ironic.conductor import rpcapi
+from ironic.db import api as db_api
+from ironic.db.sqlalchemy import models
+from ironic.objects.node import Node
+
+# Fields the API adds that are not columns of the nodes table, with the
+# minor version that introduced each.
+_RELATION_SINCE = {"chassis_uuid": 1, "links": 1, "ports": 1,
+                   "portgroups": 24, "states": 14, "volume": 32,
+                   "conductor": 49, "allocation_uuid": 52, "traits": 37}
+_HIDDEN = {"chassis_id", "conductor_affinity", "allocation_id"}
+_DEFAULT_LIST_FIELDS = ("instance_uuid", "maintenance", "name",
+                        "power_state", "provision_state", "uuid")
+# What a client may send on create, beyond the version-gated fields.
+_CREATABLE = {
+    "uuid", "name", "driver", "driver_info", "properties", "extra",
+    "instance_info", "instance_uuid", "chassis_uuid", "resource_class",
+    "conductor_group", "owner", "lessee", "description", "network_data",
+    "automated_clean", "protected", "protected_reason", "retired",
+    "retired_reason", "shard", "parent_node", "disable_power_off",
+    "instance_name", "target_raid_config", "maintenance",
+    "maintenance_reason",
+} | set(models.INTERFACE_COLUMNS)
+_PATCHABLE = _CREATABLE - {"uuid", "target_raid_config"}
+_REQUIRED = ("driver",)
+
+_NULLABLE_STRING = {"type": ["string", "null"], "maxLength": 255}
+_NODE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "uuid": {"type": ["string", "null"]},
+        "name": {"type": ["string", "null"], "maxLength": 255},
+        "driver": {"type": "string", "minLength": 1, "maxLength": 255},
+        "driver_info": {"type": ["object", "null"]},
+        "properties": {"type": ["object", "null"]},
+        "extra": {"type": ["object", "null"]},
+        "instance_info": {"type": ["object", "null"]},
+        "network_data": {"type": ["object", "null"]},
+        "target_raid_config": {"type": ["object", "null"]},
+        "instance_uuid": {"type": ["string", "null"]},
+        "chassis_uuid": {"type": ["string", "null"]},
+        "resource_class": {"type": ["string", "null"], "maxLength": 80},
+        "conductor_group": {"type": ["string", "null"], "maxLength": 255,
+                            "pattern": r"^[a-zA-Z0-9_\-\.:]*$"},
+        "owner": _NULLABLE_STRING,
+        "lessee": _NULLABLE_STRING,
+        "description": {"type": ["string", "null"], "maxLength": 4096},
+        "automated_clean": {"type": ["boolean", "null"]},
+        "protected": {"type": "boolean"},
+        "protected_reason": {"type": ["string", "null"]},
+        "retired": {"type": ["boolean", "null"]},
+        "retired_reason": {"type": ["string", "null"]},
+        "maintenance": {"type": "boolean"},
+        "maintenance_reason": {"type": ["string", "null"]},
+        "shard": _NULLABLE_STRING,
+        "parent_node": {"type": ["string", "null"]},
+        "disable_power_off": {"type": "boolean"},
+        "instance_name": _NULLABLE_STRING,
+        **{name: _NULLABLE_STRING for name in models.INTERFACE_COLUMNS},
+    },
+    "required": ["driver"],
+    "additionalProperties": False,
+}
+
+
+def field_since(name: str) -> int | None:
+    if name in _RELATION_SINCE:
+        return _RELATION_SINCE[name]
+    field = Node.fields.get(name)
+    return field.since if field else None
+
+
+def visible_fields(ver: int) -> list[str]:
+    return list(_visible_fields(ver))
+
+
+@functools.cache
+def _visible_fields(ver: int) -> tuple[str, ...]:
+    # Fixed per version; computed once instead of on every request.
+    return tuple(n for n in list(Node.fields) + list(_RELATION_SINCE)
+                 if n not in _HIDDEN and (field_since(n) or 999) <= ver)
+
+
+def check_fields_version(fields: str | None, ver: int) -> None:
+    """406 when a requested field exists only in a newer version."""
+    if not fields:
+        return
+    for name in (f.strip() for f in fields.split(",")):
+        since = field_since(name)
+        if since is not None and since > ver and name not in _HIDDEN:
+            raise exception.NotAcceptable(
+                f"The field '{name}' needs API version 1.{since} or newer.")
+
+
+def parse_node_fields(fields: str | None, ver: int) -> list[str] | None:
+    check_fields_version(fields, ver)
+    return api_utils.parse_fields(fields, visible_fields(ver))
+
+
+def iso(value: datetime.datetime | None) -> str | None:
+    if value is None:
+        return None
+    return value.replace(tzinfo=datetime.timezone.utc).isoformat()
+
+
+def state_for_version(state: str | None, ver: int) -> str | None:
+    if state == states.AVAILABLE and ver < 2:
+        return None
+    if state == states.INSPECTWAIT and ver < 39:
+        # Asynchronous inspection was shown as "inspecting" before 1.39.
+        return states.INSPECTING
+    return state
+
+
+class _Relations:
+    """UUIDs and traits of related rows for a page of nodes, in bulk."""
+
+    def __init__(self, rows: list[dict], fields: set[str]):
+        dbapi = db_api.get_instance()
+        self.chassis = {}
+        self.traits = {}
+        self.conductors = {}
+        self.allocations = {}
+        if "allocation_uuid" in fields:
+            self.allocations = dbapi.uuids_for_ids(
+                "allocation", (r.get("allocation_id") for r in rows))
+        if "chassis_uuid" in fields:
+            self.chassis = dbapi.uuids_for_ids(
+                "chassis", (r.get("chassis_id") for r in rows))
+        if "traits" in fields:
+            self.traits = dbapi.get_traits_for_nodes([r["id"] for r in rows])
+
+
+def _mask_internal(info: dict | None) -> dict:
+    """The agent token must never leave the service, even to admins."""
+    info = info or {}
+    if info.get("agent_secret_token"):
+        info = dict(info, agent_secret_token=api_utils.MASK)
+    return info
+
+
+def _mask_instance_info(info: dict | None) -> dict:
+    info = api_utils.mask_secrets(info)
+    if info.get("configdrive"):
+        info = dict(info, configdrive=api_utils.MASK)
+    return info
+
+
+_TIMESTAMPS = frozenset({"created_at", "updated_at", "provision_updated_at",
+                         "inspection_started_at", "inspection_finished_at"})
+_SUB_LINKS = frozenset({"ports", "portgroups", "states", "volume"})
+
+
+def _renderer(name: str, ver: int, url: str, rel: _Relations):
+    """How to show field ``name`` of a row (chosen once per request)."""
+    def column(row):
+        return row.get(name)
+    if name == "driver_info":
+        return lambda row: api_utils.mask_secrets(row.get(name))
+    if name == "instance_info":
+        return lambda row: _mask_instance_info(row.get(name))
+    if name == "driver_internal_info":
+        return lambda row: _mask_internal(row.get(name))
+    if name in ("provision_state", "target_provision_state"):
+        return lambda row: state_for_version(row.get(name), ver)
+    if name in _TIMESTAMPS:
+        return lambda row: iso(row.get(name))
+    if name == "chassis_uuid":
+        return lambda row: rel.chassis.get(row.get("chassis_id"))
+    if name == "traits":
+        return lambda row: rel.traits.get(row["id"], [])
+    if name == "links":
+        return lambda row: api_utils.link("nodes", row["uuid"], url)
+    if name in _SUB_LINKS:
+        return lambda row: api_utils.link("nodes", f"{row['uuid']}/{name}",
+                                          url)
+    if name == "conductor":
+        return hash_ring.conductor_for
+    if name == "allocation_uuid":
+        return lambda row: rel.allocations.get(row.get("allocation_id"))
+    return column
+
+
+def node_views(rows: list[dict], fields: list[str], ver: int, url: str,
+               rel: _Relations) -> list[dict]:
+    """The API documents of ``rows``, with only ``fields``."""
+    renderers = [(name, _renderer(name, ver, url, rel)) for name in fields]
+    return [{name: render(row) for name, render in renderers}
+            for row in rows]
+
+
+def node_view(row: dict, fields: list[str], ver: int, url: str,
+              rel: _Relations) -> dict:
+    """The API document of one node, with only ``fields``."""
+    return node_views([row], fields, ver, url, rel)[0]
+
+
+def _columns_for(fields: list[str]) -> list[str]:
+    """Database columns needed to render ``fields``."""
+    cols = {"id", "uuid"}
+    if "conductor" in fields:
+        cols.update(("driver", "conductor_group"))
+    for name in fields:
+        if name == "chassis_uuid":
+            cols.add("chassis_id")
+        elif name == "allocation_uuid":
+            cols.add("allocation_id")
+        elif name in Node.fields and name != "traits":
+            cols.add(name)
+    return [c for c in models.Node.__table__.columns.keys() if c in cols]
+
+
+def _list_filters(params: dict, ver: int) -> list:
+    """SQL conditions for the public node list filters."""
+    N = models.Node
+    conds = []
+
+    def need(minor: int, name: str):
+        if ver < minor:
+            raise exception.NotAcceptable(
+                f"The '{name}' filter needs API version 1.{minor} or newer.")
+
+    simple = {"driver": 16, "resource_class": 21, "conductor_group": 46,
+              "owner": 50, "lessee": 65, "fault": 42, "shard": 82,
+              "provision_state": 9, "instance_name": 104}
+    for name, minor in simple.items():
+        value = params.get(name)
+        if value is not None:
+            need(minor, name)
+            if name == "conductor_group":
+                conds.append(N.conductor_group == value.lower())
+            elif name == "shard":
+                # Clients send several shards comma-separated.
+                conds.append(N.shard.in_(
+                    [v for v in value.split(",") if v]))
+            else:
+                conds.append(getattr(N, name) == value)
+    for iface in models.INTERFACE_COLUMNS:
+        value = params.get(iface)
+        if value is not None:
+            need(field_since(iface), iface)
+            conds.append(getattr(N, iface) == value)
+    if params.get("maintenance") is not None:
+        conds.append(N.maintenance.is_(
+            api_utils.parse_bool(params["maintenance"], "maintenance")))
+    if params.get("retired") is not None:
+        need(61, "retired")
+        flag = api_utils.parse_bool(params["retired"], "retired")
+        conds.append(N.retired.is_(True) if flag
+                     else (N.retired.is_(False) | N.retired.is_(None)))
+    if params.get("associated") is not None:
+        flag = api_utils.parse_bool(params["associated"], "associated")
+        conds.append(N.instance_uuid.is_not(None) if flag
+                     else N.instance_uuid.is_(None))
+    if params.get("instance_uuid") is not None:
+        value = params["instance_uuid"]
+        if not utils.is_uuid_like(value):
+            raise exception.InvalidUUID(uuid=value)
+        conds.append(N.instance_uuid == utils.normalize_uuid(value))
+    if params.get("chassis_uuid") is not None:
+        chassis = db_api.get_instance().get_chassis_by_uuid(
+            params["chassis_uuid"])
+        conds.append(N.chassis_id == chassis.id)
+    if params.get("description_contains") is not None:
+        need(51, "description_contains")
+        conds.append(N.description.contains(params["description_contains"],
+                                            autoescape=True))
+    if params.get("sharded") is not None:
+        need(82, "sharded")
+        flag = api_utils.parse_bool(params["sharded"], "sharded")
+        conds.append(N.shard.is_not(None) if flag else N.shard.is_(None))
+    if params.get("parent_node") is not None:
+        need(83, "parent_node")
+        conds.append(N.parent_node == _node_uuid_of(
+            params["parent_node"], "Invalid parent_node filter"))
+    include_children = False
+    if params.get("include_children") is not None:
+        need(83, "include_children")
+        include_children = api_utils.parse_bool(params["include_children"],
+                                                "include_children")
+    # Child nodes live inside their parent; plain lists leave them out.
+    if not include_children and params.get("parent_node") is None:
+        conds.append(N.parent_node.is_(None))
+    if params.get("conductor") is not None:
+        need(49, "conductor")
+    return conds
+
+
+# JSON documents and computed fields: no meaningful order.
+_UNSORTABLE = {"driver_info", "driver_internal_info", "instance_info",
+               "properties", "extra", "raid_config", "target_raid_config",
+               "network_data", "clean_step", "deploy_step", "service_step",
+               "traits"}
+
+
+def _sort_key(key: str | None, ver: int) -> str:
+    if not key or key == "id":
+        return "id"
+    since = field_since(key)
+    if since is not None and since > ver and key not in _HIDDEN:
+        raise exception.NotAcceptable(
+            f"Sorting by '{key}' needs API version 1.{since} or newer.")
+    if key not in Node.fields or key in _UNSORTABLE or key in _HIDDEN:
+        raise exception.InvalidParameterValue(
+            err=f"The sort_key value \"{key}\" is an invalid field for "
+                f"sorting")
+    return key
+
+
+_LIST_PARAMS = {
+    "limit", "marker", "sort_key", "sort_dir", "fields", "detail",
+    "driver", "resource_class", "conductor_group", "owner", "lessee",
+    "fault", "provision_state", "maintenance", "associated",
+    "instance_uuid", "chassis_uuid", "description_contains", "retired",
+    "shard", "sharded", "parent_node", "include_children", "conductor",
+    "instance_name",
+} | set(models.INTERFACE_COLUMNS)
+
+
+def list_nodes(params: dict[str, Any], *, detail: bool,
+               resource_url: str = "nodes", extra_filters=()) -> dict:
+    ver = method.version()
+    unknown = set(params) - _LIST_PARAMS
+    if unknown:
+        raise exception.InvalidParameterValue(
+            err=f"Unknown query parameter(s): {', '.join(sorted(unknown))}")
+    policy.authorize("baremetal:node:list", method.context())
+    allowed = visible_fields(ver)
+    fields = parse_node_fields(params.get("fields"), ver)
+    if params.get("detail") is not None:
+        if ver < 43:
+            raise exception.NotAcceptable(
+                "The 'detail' parameter needs API version 1.43 or newer.")
+        detail = detail or api_utils.parse_bool(params["detail"], "detail")
+    if fields is not None and detail:
+        raise exception.InvalidParameterValue(
+            err="Can not specify ?detail=True and fields in the same "
+                "request.")
+    if fields is None:
+        fields = allowed if detail else [
+            f for f in _DEFAULT_LIST_FIELDS if field_since(f) <= ver]
+        fields = fields + (["links"] if "links" not in fields else [])
+    limit = api_utils.parse_limit(params.get("limit"))
+    sort_key = _sort_key(params.get("sort_key"), ver)
+    filters = _list_filters(params, ver) + list(extra_filters)
+    conductor = params.get("conductor")
+    columns = _columns_for(fields + (["conductor"] if conductor else []))
+    rows = db_api.get_instance().get_node_list(
+        filters=filters, columns=columns, limit=limit,
+        marker=api_utils.check_marker(params.get("marker")),
+        sort_key=sort_key, sort_dir=api_utils.parse_sort_dir(
+            params.get("sort_dir")))
+    last_uuid = rows[-1]["uuid"] if rows else None
+    page_full = len(rows) >= limit
+    if conductor:
+        # The owner comes from the hash ring, not a column: filter the page
+        # here (pages may come out short; the next link still continues).
+        rows = [r for r in rows if hash_ring.conductor_for(r) == conductor]
+    url = method.public_url()
+    rel = _Relations(rows, set(fields))
+    items = node_views(rows, fields, ver, url, rel)
+    doc = api_utils.collection("nodes", items, limit, resource_url, params,
+                               last_uuid)
+    if page_full and "next" not in doc:
+        # A filtered page came out short; point past the rows we read.
+        doc["next"] = api_utils.collection(
+            "nodes", [{}] * limit, limit, resource_url, params,
+            last_uuid)["next"]
+    return doc
+
+
+_HOSTNAME_LABEL = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
+
+
+def valid_name_for_version(name: str, ver: int) -> bool:
+    """Names are hostnames before 1.10 and RFC 3986 unreserved after."""
+    if not utils.is_valid_logical_name(name):
+        return False
+    if ver >= 10:
+        return True
+    labels = name[:-1].split(".") if name.endswith(".") else name.split(".")
+    return all(_HOSTNAME_LABEL.match(label) for label in labels)
+
+
+def get_node(ident: str, with_traits: bool = False) -> Node:
+    """Look a node up by UUID or (from 1.5) logical name."""
+    ver = method.version()
+    if ver < 91 and ident.endswith(".json"):
+        # Before 1.91 a trailing .json asked for JSON, it was not a name.
+        ident = ident[:-len(".json")]
+    if utils.is_uuid_like(ident):
+        return Node.get(utils.normalize_uuid(ident), with_traits=with_traits)
+    if ver >= 5 and utils.is_valid_logical_name(ident):
+        return Node.get(ident, with_traits=with_traits)
+    raise exception.NodeNotFound(node=ident)
+
+
+def show_node(node: Node, fields: list[str] | None = None) -> dict:
+    ver = method.version()
+    fields = fields or visible_fields(ver)
+    row = node.as_dict()
+    row["id"] = node.id
+    loaded = node.traits is not None
+    # Traits already loaded on the node need no second query.
+    rel = _Relations([row], set(fields) - ({"traits"} if loaded else set()))
+    if "traits" in fields and loaded:
+        rel.traits = {node.id: node.traits}
+    return node_view(row, fields, ver, method.public_url(), rel)
+
+
+def _check_versions(doc: dict, ver: int) -> None:
+    for name in doc:
+        since = field_since(name)
+        if since is not None and since > ver:
+            raise exception.NotAcceptable(
+                f"The field '{name}' needs API version 1.{since} or newer.")
+
+
+def _check_driver(values: dict, given: set[str]) -> None:
+    node_driver.check_create(values, given)
+
+
+def _node_uuid_of(ident: str, what: str) -> str:
+    """UUID of the node named or identified by ``ident`` (400 if none)."""
+    try:
+        return get_node(ident).uuid
+    except exception.NodeNotFound as e:
+        raise exception.InvalidParameterValue(
+            err=f"{what}: {e}") from e
+
+
+def _normalize(values: dict, ver: int) -> None:
+    name = values.get("name")
+    if name is not None and not valid_name_for_version(name, ver):
+        raise exception.InvalidName(name=name)
+    for key in ("uuid", "instance_uuid"):
+        if values.get(key) is not None:
+            if not utils.is_uuid_like(values[key]):
+                raise exception.InvalidUUID(uuid=values[key])
+            values[key] = utils.normalize_uuid(values[key])
+    if values.get("parent_node") is not None:
+        values["parent_node"] = _node_uuid_of(values["parent_node"],
+                                              "Invalid parent_node")
+    if values.get("conductor_group"):
+        values["conductor_group"] = values["conductor_group"].lower()
+    elif "conductor_group" in values:
+        values["conductor_group"] = ""
+    for key in ("driver_info", "properties", "extra", "instance_info",
+                "network_data", "target_raid_config"):
+        if key in values and values[key] is None:
+            values[key] = {}
+
+
+def _check_reasons(values: dict) -> None:
+    for flag in ("protected", "retired"):
+        if values.get(f"{flag}_reason") and not values.get(flag):
+            raise exception.InvalidParameterValue(
+                err=f"Cannot set a {flag}_reason on a node that is not "
+                    f"{flag}.")
+
+
+def _validate_values(doc: dict, ver: int, current_uuid: str | None = None
+                     ) -> dict:
+    """Check a whole node document and turn it into column values."""
+    api_utils.validate(_NODE_SCHEMA, doc, "node")
+    values = dict(doc)
+    _normalize(values, ver)
+    _check_reasons(values)
+    chassis_uuid = values.pop("chassis_uuid", None)
+    if chassis_uuid is not None:
+        try:
+            values["chassis_id"] = db_api.get_instance().get_chassis_by_uuid(
+                chassis_uuid).id
+        except exception.ChassisNotFound as e:
+            raise exception.InvalidParameterValue(err=str(e)) from e
+    else:
+        values["chassis_id"] = None
+    if values.get("parent_node") and current_uuid and \
+            values["parent_node"] == current_uuid:
+        raise exception.InvalidParameterValue(
+            err="A node can not be its own parent.")
+    return values
+
+
+def _caller_project() -> str | None:
+    """The project of a project-scoped (not system-scoped) caller."""
+    ctx = method.context()
+    if ctx.system_scope or not ctx.project_id:
+        return None
+    return ctx.project_id
+
+
+def _own_for_project(values: dict) -> None:
+    """A project-scoped admin creates nodes its own project owns (1.80)."""
+    project = _caller_project()
+    if project is None:
+        return
+    if values.get("owner") not in (None, project):
+        raise exception.HTTPForbidden(resource="baremetal:node:create")
+    values["owner"] = project
+
+
+def check_not_locked(node: Node) -> None:
+    if node.reservation:
+        raise exception.NodeLocked(node=node.uuid, host=node.reservation)
+
+
+def _check_patch_params(params: dict, ver: int) -> bool:
+    """Query parameters of a PATCH; True when interfaces are reset."""
+    unknown = set(params) - {"reset_interfaces"}
+    if unknown:
+        raise exception.InvalidParameterValue(
+            err=f"Unknown query parameter(s): {', '.join(sorted(unknown))}")
+    return node_driver.parse_reset(params.get("reset_interfaces"), ver)
+
+
+def _check_patch_versions(patch: list, ver: int) -> None:
+    """406 for a path whose field exists only in a newer version."""
+    for op in patch:
+        path = op.get("path") if isinstance(op, dict) else None
+        if not isinstance(path, str) or not path.startswith("/"):
+            continue
+        root = path.split("/")[1]
+        since = field_since(root)
+        if since is not None and since > ver and root not in _HIDDEN:
+            raise exception.NotAcceptable(
+                f"The field '{root}' needs API version 1.{since} or newer.")
+
+
+def _patched_values(node: Node, patch: list, ver: int
+                    ) -> tuple[dict, dict]:
+    """Apply ``patch`` to the node's document: (changed, column values)."""
+    fields = visible_fields(ver)
+    current = show_node(node, fields)
+    # Secrets are masked in the API view; patch the real values.
+    for key in ("driver_info", "instance_info"):
+        current[key] = copy.deepcopy(getattr(node, key))
+    patchable = {f for f in _PATCHABLE if (field_since(f) or 1) <= ver}
+    patched = api_utils.apply_patch(
+        current, patch, read_only=set(fields) - _PATCHABLE,
+        required=_REQUIRED, allowed_roots=patchable)
+    # A removed top-level field is absent from the result: it becomes null.
+    for key in patchable - set(patched):
+        default = Node.fields[key].default if key in Node.fields else None
+        patched[key] = copy.deepcopy(default)
+    changed = {k: patched[k] for k in patchable
+               if current.get(k) != patched[k]}
+    if changed.get("chassis_uuid", "") is None and ver < 25:
+        raise exception.NotAcceptable(
+            "Removing chassis_uuid needs API version 1.25 or newer.")
+    for flag in ("protected", "retired"):
+        # Turning a flag off forgets its reason unless the patch sets one.
+        if flag in changed and not changed[flag] and \
+                f"{flag}_reason" not in changed:
+            patched[f"{flag}_reason"] = None
+    doc = {k: patched[k] for k in patchable
+           if patched[k] is not None or k in changed}
+    return changed, _validate_values(doc, ver, node.uuid)
+
+
+def _column_changes(values: dict, changed: dict) -> dict:
+    """The column values a patch changes (chassis_uuid is chassis_id)."""
+    return {key: value for key, value in values.items()
+            if key in changed or (key == "chassis_id"
+                                  and "chassis_uuid" in changed)}
+
+
+def _node_from_reply(doc: dict, traits: list[str] | None) -> Node:
+    """The node a conductor saved, rebuilt from its JSON reply."""
+    for name in _TIMESTAMPS:
+        if doc.get(name):
+            doc[name] = datetime.datetime.fromisoformat(doc[name])
+    node = Node.from_db(types.SimpleNamespace(**doc))
+    object.__setattr__(node, "traits", traits)
+    return node
+
+
+def _conductor_api(node: dict) -> rpcapi.ConductorAPI:
+    """The RPC client, once a conductor serves ``node`` (else 400: the
+    client asked for a driver or group nobody serves)."""
+    api = rpcapi.get_api()
+    try:
+        api.host_for(node)
+    except exception.NoValidHost as e:
+        raise exception.InvalidParameterValue(err=str(e)) from e
+    return api
+
+
+class NodesController(rest.RestController):
+    _custom_actions = {"detail": ["GET"]}
+    _subcontrollers = {
+        **node_sub.SUBCONTROLLERS,
+        "ports": lambda ident: port_api.PortsController(node_ident=ident),
+        "portgroups": lambda ident: portgroup_api.PortgroupsController(
+            node_ident=ident),
+    }
+
+    @expose()
+    def _lookup(self, ident, sub=None, *remainder):
+        # pecan sends argument-less custom actions here too.
+        if sub is None and ident in self._custom_actions:
+            return getattr(self, ident), []
+        factory = self._subcontrollers.get(sub)
+        if factory is None:
+            pecan.abort(404)
+        return factory(ident), remainder
+
+    @expose()
+    @api_method()
+    def get_all(self, **params):
+        return list_nodes(params, detail=False)
+
+    @expose()
+    @api_method()
+    def detail(self, **params):
+        if "detail" in params:
+            raise exception.InvalidParameterValue(
+                err="The 'detail' parameter can not be used with /detail.")
+        return list_nodes(params, detail=True, resource_url="nodes/detail")
+
+    @expose()
+    @api_method()
+    def get_one(self, ident, **params):
+        unknown = set(params) - {"fields"}
+        if unknown:
+            raise exception.InvalidParameterValue(
+                err=f"Unknown query parameter(s): {', '.join(unknown)}")
+        policy.authorize("baremetal:node:get", method.context())
+        ver = method.version()
+        fields = parse_node_fields(params.get("fields"), ver)
+        return show_node(get_node(
+            ident, with_traits=fields is None or "traits" in fields), fields)
+
+    @expose()
+    @api_method(status=201)
+    def post(self):
+        policy.authorize("baremetal:node:create", method.context())
+        ver = method.version()
+        body = method.json_body()
+        unknown = set(body) - _CREATABLE
+        if unknown:
+            raise exception.InvalidParameterValue(
+                err=f"Unknown attribute(s) for node: "
+                    f"{', '.join(sorted(unknown))}")
+        _check_versions(body, ver)
+        values = _validate_values(body, ver)
+        _check_driver(values, set(body))
+        _own_for_project(values)
+        if values.get("uuid") is None:
+            values.pop("uuid", None)
+        node = Node(**values)
+        if not node.instance_name and (node.instance_info or {}).get(
+                "display_name"):
+            node.instance_name = node.instance_info["display_name"]
+        node.provision_state = states.ENROLL if ver >= 11 \
+            else states.AVAILABLE
+        node.provision_updated_at = None
+        node.create()
+        pecan.response.location = f"{method.public_url()}/v1/nodes/" \
+                                  f"{node.uuid}"
+        return show_node(node)
+
+    @expose()
+    @api_method()
+    def patch(self, ident, **params):
+        policy.authorize("baremetal:node:update", method.context())
+        ver = method.version()
+        reset = _check_patch_params(params, ver)
+        patch = method.json_body(list)
+        _check_patch_versions(patch, ver)
+        node = get_node(ident)
+        node.load_traits()
+        changed, values = _patched_values(node, patch, ver)
+        for field in node_driver.check_update(values, set(changed), reset,
+                                              node.uuid):
+            changed.setdefault(field, values[field])
+        changes = _column_changes(values, changed)
+        if changes:
+            # The conductor serving the node as patched takes the lock,
+            # checks the state rules and saves.
+            target = {"uuid": node.uuid,
+                      "driver": values.get("driver", node.driver),
+                      "conductor_group": values.get(
+                          "conductor_group", node.conductor_group)}
+            saved = _conductor_api(target).update_node(
+                method.context(), target, changes)
+            node = _node_from_reply(saved, node.traits)
+        return show_node(node)
+
+    @expose()
+    @api_method(status=204)
+    def delete(self, ident):
+        policy.authorize("baremetal:node:delete", method.context())
+        node = get_node(ident)
+        project = _caller_project()
+        if project is not None and node.owner != project:
+            raise exception.HTTPForbidden(resource="baremetal:node:delete")
+        # The owning conductor takes the lock, checks that the node is not
+        # in use and deletes it.
+        _conductor_api(node).destroy_node(method.context(), node)
+
+
+__all__ = ["NodesController", "versions"]

@@ -1,0 +1,453 @@
+"""Node actions that go through a conductor: provision and power state,
+boot device, interface validation.
+
+Each handler validates the request (JSON schema, microversion rules, the
+state machine for an early 400), then sends one RPC call to the conductor
+that owns the node; the conductor takes the lock (409 when it cannot), does
+the synchronous checks and answers before the long work starts (202).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pecan
+from automaton import exceptions as fsm_exc
+
+from ironic.api import method
+from ironic.api.controllers.v1 import node as node_api
+from ironic.api.controllers.v1 import node_indicators, node_sub, resource
+from ironic.api.controllers.v1 import utils as api_utils
+from ironic.api.method import api_method, expose
+from ironic.common import exception, policy, states
+from ironic.conductor import rpcapi
+from ironic.conf.default import INTERFACE_TYPES
+from ironic.objects.node import Node
+
+_STEP = {
+    "type": "object",
+    "properties": {
+        "interface": {"type": "string", "enum": list(INTERFACE_TYPES)},
+        "step": {"type": "string", "minLength": 1, "maxLength": 255},
+        "args": {"type": "object"},
+        "priority": {"type": "integer", "minimum": 0},
+    },
+    "required": ["interface", "step"],
+    "additionalProperties": False,
+}
+_DEPLOY_STEP = dict(_STEP, required=["interface", "step", "args",
+                                     "priority"])
+# A configdrive given as its parts (1.56; vendor_data from 1.59).
+_CONFIGDRIVE_PARTS = {
+    "type": "object",
+    "properties": {
+        "meta_data": {"type": ["object", "null"]},
+        "network_data": {"type": ["object", "null"]},
+        "user_data": {"type": ["object", "array", "string", "null"]},
+        "vendor_data": {"type": ["object", "null"]},
+    },
+    "additionalProperties": False,
+}
+_BUILD_CONFIGDRIVE = 56
+_CONFIGDRIVE_VENDOR_DATA = 59
+_PROVISION_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "target": {"type": "string"},
+        "configdrive": {"anyOf": [{"type": ["string", "null"]},
+                                  _CONFIGDRIVE_PARTS]},
+        "clean_steps": {"type": "array", "items": _STEP},
+        "deploy_steps": {"type": "array", "items": _DEPLOY_STEP},
+        "service_steps": {"type": "array", "items": _STEP},
+        "rescue_password": {"type": "string", "minLength": 1,
+                            "maxLength": 255},
+        "disable_ramdisk": {"type": "boolean"},
+        "runbook": {"type": "string", "minLength": 1, "maxLength": 255},
+    },
+    "required": ["target"],
+    "additionalProperties": False,
+}
+# Which verbs accept each optional field, and since which minor version.
+_FIELD_RULES = {
+    "configdrive": ({"active", "deploy", "rebuild"}, 1),
+    "clean_steps": ({"clean"}, 15),
+    "deploy_steps": ({"active", "deploy", "rebuild"}, 69),
+    "service_steps": ({"service"}, 87),
+    "rescue_password": ({"rescue"}, 38),
+    "disable_ramdisk": ({"clean", "service"}, 70),
+    "runbook": ({"clean", "service"}, 92),
+}
+# disable_ramdisk came to servicing later than to cleaning.
+_DISABLE_RAMDISK_SERVICE = 108
+_REQUIRED_FIELD = {"clean": "clean_steps", "service": "service_steps",
+                   "rescue": "rescue_password"}
+
+_POWER_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "target": {"type": "string"},
+        "timeout": {"type": "integer", "minimum": 1},
+    },
+    "required": ["target"],
+    "additionalProperties": False,
+}
+_SOFT_POWER = {states.SOFT_REBOOT, states.SOFT_POWER_OFF}
+
+_BOOT_DEVICE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "boot_device": {"type": "string", "minLength": 1},
+        "persistent": {"type": "boolean"},
+    },
+    "required": ["boot_device"],
+    "additionalProperties": False,
+}
+
+
+_CONSOLE_SCHEMA = {"type": "object",
+                   "properties": {"enabled": {"type": "boolean"}},
+                   "required": ["enabled"], "additionalProperties": False}
+_BOOT_MODE_SCHEMA = {"type": "object",
+                     "properties": {"target": {"type": "string",
+                                               "enum": ["uefi", "bios"]}},
+                     "required": ["target"], "additionalProperties": False}
+_SECURE_BOOT_SCHEMA = {"type": "object",
+                       "properties": {"target": {"type": ["boolean",
+                                                          "string"]}},
+                       "required": ["target"],
+                       "additionalProperties": False}
+
+
+def _authorize(rule: str, node: Node) -> None:
+    policy.authorize(rule, method.context(),
+                     {"node.owner": node.owner, "node.lessee": node.lessee})
+
+
+def _states_location(node: Node) -> None:
+    pecan.response.location = (f"{method.public_url()}/v1/nodes/"
+                               f"{node.uuid}/states")
+
+
+def _check_stable(node: Node) -> None:
+    """409 while an operation that may rely on the boot settings runs."""
+    if node.provision_state in states.UNSTABLE_STATES:
+        raise exception.Conflict(
+            f"Node {node.uuid} is in state {node.provision_state}; its boot "
+            f"settings can not change until that operation ends.")
+
+
+def _check_verb(node: Node, verb: str, ver: int) -> str:
+    """The state machine event of ``verb``, checked for this node now."""
+    event = states.VERBS.get(verb)
+    if event is None:
+        raise exception.InvalidParameterValue(
+            err=f"\"{verb}\" is not a valid provision state target; valid "
+                f"targets: {', '.join(sorted(states.VERBS))}")
+    if states.VERB_SINCE[verb] > ver:
+        raise exception.NotAcceptable(
+            f"The provision state target \"{verb}\" needs API version "
+            f"1.{states.VERB_SINCE[verb]} or newer.")
+    if verb == "abort" and node.provision_state == states.INSPECTWAIT \
+            and ver < 41:
+        raise exception.NotAcceptable(
+            "Aborting inspection in \"inspect wait\" needs API version "
+            "1.41 or newer.")
+    try:
+        states.next_state(node.provision_state, event)
+    except (fsm_exc.NotFound, fsm_exc.InvalidState) as e:
+        raise exception.InvalidStateRequested(
+            action=verb, node=node.uuid, state=node.provision_state) from e
+    return event
+
+
+def _check_fields(body: dict, verb: str, ver: int) -> None:
+    for field, (verbs, since) in _FIELD_RULES.items():
+        if field not in body:
+            continue
+        if since > ver:
+            raise exception.NotAcceptable(
+                f"The field \"{field}\" needs API version 1.{since} or "
+                f"newer.")
+        if verb not in verbs:
+            raise exception.InvalidParameterValue(
+                err=f"\"{field}\" can only be given with the provision "
+                    f"target(s) {', '.join(sorted(verbs))}, not "
+                    f"\"{verb}\".")
+    if verb == "service" and "disable_ramdisk" in body and \
+            ver < _DISABLE_RAMDISK_SERVICE:
+        raise exception.NotAcceptable(
+            f"\"disable_ramdisk\" with \"service\" needs API version "
+            f"1.{_DISABLE_RAMDISK_SERVICE} or newer.")
+    if verb == "rebuild" and "configdrive" in body and ver < 35:
+        raise exception.NotAcceptable(
+            "A configdrive with \"rebuild\" needs API version 1.35 or "
+            "newer.")
+    _check_configdrive(body.get("configdrive"), ver)
+    required = _REQUIRED_FIELD.get(verb)
+    if required and body.get("runbook"):
+        if required in body:
+            raise exception.InvalidParameterValue(
+                err=f"\"runbook\" and \"{required}\" are mutually "
+                    f"exclusive.")
+        return
+    if required and not body.get(required):
+        raise exception.MissingParameterValue(
+            err=f"\"{required}\" is required when setting the provision "
+                f"state to \"{verb}\".")
+
+
+def _check_configdrive(configdrive: Any, ver: int) -> None:
+    """A configdrive object is built by the conductor from 1.56; its
+    vendor_data is accepted from 1.59 (400 before, as the public API)."""
+    if not isinstance(configdrive, dict):
+        return
+    if ver < _BUILD_CONFIGDRIVE:
+        raise exception.InvalidParameterValue(
+            err=f"A configdrive given as a JSON object needs API version "
+                f"1.{_BUILD_CONFIGDRIVE} or newer.")
+    if "vendor_data" in configdrive and ver < _CONFIGDRIVE_VENDOR_DATA:
+        raise exception.InvalidParameterValue(
+            err=f"configdrive vendor_data needs API version "
+                f"1.{_CONFIGDRIVE_VENDOR_DATA} or newer.")
+
+
+def _dispatch(node: Node, verb: str, body: dict) -> None:
+    api = rpcapi.get_api()
+    ctx = method.context()
+    if body.get("runbook"):
+        body = dict(body, **runbook_steps(node, verb, body["runbook"]))
+    if verb in ("active", "deploy", "rebuild"):
+        api.do_node_deploy(ctx, node, rebuild=verb == "rebuild",
+                           configdrive=body.get("configdrive"),
+                           deploy_steps=body.get("deploy_steps"))
+    elif verb in ("deleted", "undeploy"):
+        api.do_node_tear_down(ctx, node)
+    elif verb == "clean":
+        api.do_node_clean(ctx, node, body["clean_steps"],
+                          body.get("disable_ramdisk", False))
+    elif verb == "service":
+        api.do_node_service(ctx, node, body["service_steps"],
+                            body.get("disable_ramdisk", False))
+    elif verb == "rescue":
+        api.do_node_rescue(ctx, node, body["rescue_password"])
+    elif verb == "unrescue":
+        api.do_node_unrescue(ctx, node)
+    else:
+        api.do_provisioning_action(ctx, node, states.VERBS[verb])
+
+
+def runbook_steps(node: Node, verb: str, ident: str) -> dict:
+    """The request fields a runbook stands for (1.92): its steps in their
+    ``order`` as ``clean_steps``/``service_steps``, and its
+    ``disable_ramdisk``.
+
+    A runbook may run on a node only when one of the node's traits is the
+    runbook's name (or, from 1.112, one of the runbook's own traits), and
+    a project's runbook only on nodes that project owns or leases.
+    """
+    from ironic.api.controllers.v1 import runbook as runbook_api
+    from ironic.db import api as db_api
+    try:
+        book = runbook_api._get(ident)
+    except exception.NotFound as e:
+        raise exception.InvalidParameterValue(
+            err=f"Runbook {ident} was not found.") from e
+    policy.authorize("baremetal:runbook:use", method.context(),
+                     {"runbook.owner": book.owner,
+                      "runbook.public": bool(book.public)})
+    dbapi = db_api.get_instance()
+    node_traits = set(dbapi.get_node_traits(node.id))
+    book_traits = set(dbapi.get_runbook_traits([book.id]).get(book.id, []))
+    if book.name not in node_traits and not (book_traits & node_traits):
+        raise exception.InvalidParameterValue(
+            err=f"Runbook {book.name} has not been approved for node "
+                f"{node.uuid}: the node has no trait {book.name}.")
+    if book.owner and book.owner not in (node.owner, node.lessee):
+        raise exception.InvalidParameterValue(
+            err=f"Runbook {book.name} belongs to project {book.owner}, "
+                f"which neither owns nor leases node {node.uuid}.")
+    steps = [{"interface": s["interface"], "step": s["step"],
+              "args": dict(s.get("args") or {})}
+             for s in sorted(book.steps or [], key=lambda s: s["order"])]
+    return {_REQUIRED_FIELD[verb]: steps,
+            "disable_ramdisk": bool(book.disable_ramdisk)}
+
+
+class StatesController(node_sub.StatesController):
+    """/v1/nodes/{node}/states: the summary plus provision and power."""
+
+    _custom_actions = {"provision": ["PUT"], "power": ["PUT"],
+                       "raid": ["PUT"], "console": ["GET", "PUT"],
+                       "boot_mode": ["PUT"], "secure_boot": ["PUT"]}
+
+    @expose()
+    @api_method(status=202)
+    def provision(self):
+        ver = method.version()
+        body = method.json_body()
+        api_utils.validate(_PROVISION_SCHEMA, body, "provision request")
+        node = self._node()
+        _authorize("baremetal:node:set_provision_state", node)
+        verb = body["target"]
+        _check_verb(node, verb, ver)
+        _check_fields(body, verb, ver)
+        if verb == "provide" and node.retired:
+            raise exception.NodeIsRetired(op="provide", node=node.uuid)
+        _dispatch(node, verb, body)
+        _states_location(node)
+
+    @expose()
+    @api_method(status=202)
+    def power(self):
+        ver = method.version()
+        body = method.json_body()
+        api_utils.validate(_POWER_SCHEMA, body, "power request")
+        node = self._node()
+        _authorize("baremetal:node:set_power_state", node)
+        target = body["target"]
+        if target not in states.POWER_TARGETS:
+            raise exception.InvalidParameterValue(
+                err=f"Invalid power state target \"{target}\"; expected "
+                    f"one of {', '.join(states.POWER_TARGETS)}.")
+        if (target in _SOFT_POWER or "timeout" in body) and ver < 27:
+            raise exception.NotAcceptable(
+                "Soft power actions and timeouts need API version 1.27 or "
+                "newer.")
+        rpcapi.get_api().change_node_power_state(
+            method.context(), node, target, body.get("timeout"))
+        _states_location(node)
+
+
+    @expose()
+    @api_method(status=204)
+    def put_raid(self):
+        node = self._node()
+        _authorize("baremetal:node:set_raid_state", node)
+        # Unlike most newer endpoints, this one answered 406 (not 404) to
+        # older versions from the start.
+        if method.version() < 12:
+            raise exception.NotAcceptable(
+                "Setting the target RAID configuration needs API version "
+                "1.12 or newer.")
+        body = method.json_body()
+        try:
+            rpcapi.get_api().set_target_raid_config(method.context(), node,
+                                                    body)
+        except exception.UnsupportedDriverExtension as e:
+            # RAID is optional hardware: "not supported" reads as absent.
+            raise exception.NotFound(str(e)) from e
+
+    @expose()
+    @api_method()
+    def get_console(self):
+        node = self._node()
+        _authorize("baremetal:node:get_console", node)
+        return rpcapi.get_api().get_console_information(method.context(),
+                                                        node)
+
+    @expose()
+    @api_method(status=202)
+    def put_console(self):
+        body = method.json_body()
+        api_utils.validate(_CONSOLE_SCHEMA, body, "console request")
+        node = self._node()
+        _authorize("baremetal:node:set_console_state", node)
+        rpcapi.get_api().set_console_mode(method.context(), node,
+                                          body["enabled"])
+        _states_location(node)
+
+    @expose()
+    @api_method(min_version=76, status=202)
+    def put_boot_mode(self):
+        body = method.json_body()
+        api_utils.validate(_BOOT_MODE_SCHEMA, body, "boot mode request")
+        node = self._node()
+        _authorize("baremetal:node:set_boot_mode", node)
+        _check_stable(node)
+        rpcapi.get_api().set_boot_mode(method.context(), node,
+                                       body["target"])
+        _states_location(node)
+
+    @expose()
+    @api_method(min_version=76, status=202)
+    def put_secure_boot(self):
+        body = method.json_body()
+        api_utils.validate(_SECURE_BOOT_SCHEMA, body, "secure boot request")
+        node = self._node()
+        _authorize("baremetal:node:set_secure_boot", node)
+        target = resource.as_bool(body["target"], "secure boot target")
+        _check_stable(node)
+        rpcapi.get_api().set_secure_boot_state(method.context(), node,
+                                               target)
+        _states_location(node)
+
+
+class BootDeviceController(node_sub._NodeSub):
+    _custom_actions = {"supported": ["GET"]}
+
+    @expose()
+    @api_method()
+    def get_all(self):
+        node = self._node()
+        _authorize("baremetal:node:get_boot_device", node)
+        return rpcapi.get_api().get_boot_device(method.context(), node)
+
+    @expose()
+    @api_method(status=204)
+    def put(self):
+        body = method.json_body()
+        api_utils.validate(_BOOT_DEVICE_SCHEMA, body, "boot device request")
+        node = self._node()
+        _authorize("baremetal:node:set_boot_device", node)
+        rpcapi.get_api().set_boot_device(method.context(), node,
+                                         body["boot_device"],
+                                         body.get("persistent", False))
+
+    @expose()
+    @api_method()
+    def supported(self):
+        node = self._node()
+        _authorize("baremetal:node:get_boot_device", node)
+        devices = rpcapi.get_api().get_supported_boot_devices(
+            method.context(), node)
+        return {"supported_boot_devices": devices}
+
+
+class InjectNmiController(node_sub._NodeSub):
+    """PUT sends a non-maskable interrupt to the node now (1.29)."""
+
+    @expose()
+    @api_method(min_version=29, status=204)
+    def put(self):
+        node = self._node()
+        _authorize("baremetal:node:inject_nmi", node)
+        rpcapi.get_api().inject_nmi(method.context(), node)
+
+
+class ManagementController(node_sub._NodeSub):
+    _children = {"boot_device": BootDeviceController,
+                 "inject_nmi": InjectNmiController,
+                 "indicators": node_indicators.IndicatorsController}
+
+    @expose()
+    def _lookup(self, sub=None, *remainder):
+        child = self._children.get(sub)
+        if child is None:
+            pecan.abort(404)
+        return child(self.node_ident), remainder
+
+
+class ValidateController(node_sub._NodeSub):
+    @expose()
+    @api_method()
+    def get_all(self):
+        node = self._node()
+        _authorize("baremetal:node:validate", node)
+        return rpcapi.get_api().validate_driver_interfaces(
+            method.context(), node)
+
+
+SUBCONTROLLERS = {"states": StatesController,
+                  "management": ManagementController,
+                  "validate": ValidateController}
+__all__ = ["SUBCONTROLLERS", "node_api"]

@@ -1,0 +1,170 @@
+"""Data the conductor records about a node, read through the API:
+BIOS settings (1.40, registry fields 1.74), the node's history (1.78),
+the inventory found by inspection (1.81) and its firmware components
+(1.86).
+
+Both are written by the conductor (the BIOS interface caches settings, the
+conductor records errors as history events); the API only reads them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ironic.api import method
+from ironic.api.controllers.v1 import node as node_api
+from ironic.api.controllers.v1 import node_sub
+from ironic.api.controllers.v1 import utils as api_utils
+from ironic.api.method import api_method, expose
+from ironic.common import exception, policy, utils
+from ironic.db import api as db_api
+
+_BIOS_REGISTRY = ("attribute_type", "allowable_values", "lower_bound",
+                  "max_length", "min_length", "read_only", "reset_required",
+                  "unique", "upper_bound")
+_BIOS_FIELDS = ("name", "value", *_BIOS_REGISTRY, "created_at",
+                "updated_at", "links")
+_HISTORY_FIELDS = ("uuid", "created_at", "severity", "event", "event_type",
+                   "conductor", "user", "links")
+_HISTORY_DEFAULT = ("uuid", "created_at", "severity", "event", "links")
+
+
+def _value(obj: Any, name: str) -> Any:
+    value = getattr(obj, name, None)
+    if name in ("created_at", "updated_at"):
+        return node_api.iso(value)
+    return value
+
+
+def _check_params(params: dict, allowed: set[str]) -> None:
+    unknown = set(params) - allowed
+    if unknown:
+        raise exception.InvalidParameterValue(
+            err=f"Unknown query parameter(s): {', '.join(sorted(unknown))}")
+
+
+def _list_fields(params: dict, all_fields: tuple, default: tuple,
+                 since: int) -> list[str]:
+    """The fields a list shows: default, ``detail``, or ``fields``."""
+    ver = method.version()
+    if ("detail" in params or "fields" in params) and ver < since:
+        raise exception.NotAcceptable(
+            f"'detail' and 'fields' need API version 1.{since} or newer.")
+    fields = api_utils.parse_fields(params.get("fields"), all_fields)
+    detail = api_utils.parse_bool(params.get("detail"), "detail")
+    if fields and detail:
+        raise exception.InvalidParameterValue(
+            err="Can not specify ?detail=True and fields in the same "
+                "request.")
+    return fields or list(all_fields if detail else default)
+
+
+class BIOSController(node_sub._NodeSub):
+    @staticmethod
+    def _view(node_uuid: str, setting, fields: list[str]) -> dict:
+        out = {f: _value(setting, f) for f in fields if f != "links"}
+        if "links" in fields:
+            out["links"] = api_utils.link(
+                "nodes", f"{node_uuid}/bios/{setting.name}")
+        return out
+
+    @expose()
+    @api_method(min_version=40)
+    def get_all(self, **params):
+        policy.authorize("baremetal:node:bios:get", method.context())
+        _check_params(params, {"detail", "fields"})
+        fields = _list_fields(params, _BIOS_FIELDS,
+                              ("name", "value", "links"), 74)
+        node = self._node()
+        settings = db_api.get_instance().get_bios_settings(node.id)
+        return {"bios": [self._view(node.uuid, s, fields)
+                         for s in settings]}
+
+    @expose()
+    @api_method(min_version=40)
+    def get_one(self, name, **params):
+        policy.authorize("baremetal:node:bios:get", method.context())
+        _check_params(params, set())
+        node = self._node()
+        for setting in db_api.get_instance().get_bios_settings(node.id):
+            if setting.name == name:
+                fields = [f for f in _BIOS_FIELDS if method.version() >= 74
+                          or f not in _BIOS_REGISTRY]
+                return {name: self._view(node.uuid, setting, fields)}
+        raise exception.NotFound(
+            f"The BIOS setting {name} of node {node.uuid} could not be "
+            f"found.")
+
+
+class HistoryController(node_sub._NodeSub):
+    @staticmethod
+    def _view(node_uuid: str, event, fields: list[str]) -> dict:
+        out = {f: _value(event, f) for f in fields if f != "links"}
+        if "links" in fields:
+            out["links"] = api_utils.link(
+                "nodes", f"{node_uuid}/history/{event.uuid}")
+        return out
+
+    @expose()
+    @api_method(min_version=78)
+    def get_all(self, **params):
+        policy.authorize("baremetal:node:history:get", method.context())
+        _check_params(params, {"detail", "fields", "limit", "marker"})
+        fields = _list_fields(params, _HISTORY_FIELDS, _HISTORY_DEFAULT, 78)
+        node = self._node()
+        limit = api_utils.parse_limit(params.get("limit"))
+        events = db_api.get_instance().get_node_history_list(
+            node.id, limit=limit,
+            marker=api_utils.check_marker(params.get("marker")))
+        return api_utils.collection(
+            "history", [self._view(node.uuid, e, fields) for e in events],
+            limit, f"nodes/{node.uuid}/history", params,
+            events[-1].uuid if events else None)
+
+    @expose()
+    @api_method(min_version=78)
+    def get_one(self, event_uuid, **params):
+        policy.authorize("baremetal:node:history:get", method.context())
+        _check_params(params, set())
+        if not utils.is_uuid_like(event_uuid):
+            raise exception.InvalidUUID(uuid=event_uuid)
+        node = self._node()
+        event = db_api.get_instance().get_node_history_event(
+            node.id, utils.normalize_uuid(event_uuid))
+        return self._view(node.uuid, event, list(_HISTORY_FIELDS))
+
+
+_FIRMWARE_FIELDS = ("component", "initial_version", "current_version",
+                    "last_version_flashed", "created_at", "updated_at")
+
+
+class FirmwareController(node_sub._NodeSub):
+    @expose()
+    @api_method(min_version=86)
+    def get_all(self, **params):
+        policy.authorize("baremetal:node:firmware:get", method.context())
+        _check_params(params, set())
+        node = self._node()
+        return {"firmware": [
+            {f: _value(c, f) for f in _FIRMWARE_FIELDS}
+            for c in db_api.get_instance().get_firmware_components(node.id)]}
+
+
+class InventoryController(node_sub._NodeSub):
+    """The inventory and plugin data of the node's last inspection."""
+
+    @expose()
+    @api_method(min_version=81)
+    def get_all(self, **params):
+        _check_params(params, set())
+        node = self._node()
+        policy.authorize("baremetal:node:inventory:get", method.context(),
+                         policy.node_target(node))
+        try:
+            record = db_api.get_instance().get_node_inventory(node.id)
+        except exception.NotFound:
+            raise exception.NotFound(
+                f"Node {node.uuid} does not have any inventory "
+                f"recorded.") from None
+        return {"inventory": record.inventory_data,
+                "plugin_data": record.plugin_data}

@@ -1,0 +1,104 @@
+"""/v1/nodes/{node}/management/indicators (1.63): the node's LEDs.
+
+* ``GET .../indicators``: every indicator as ``{"name": "<indicator>@
+  <component>", "component", "readonly", "states", "links"}``;
+* ``GET .../indicators/{component}``: the same, for one component;
+* ``GET .../indicators/{indicator}@{component}``: ``{"state": ...}``;
+* ``PUT .../indicators/{indicator}@{component}`` with ``{"state": ...}``
+  (204).
+
+The conductor owning the node asks the management interface.
+"""
+
+from __future__ import annotations
+
+from ironic.api import method
+from ironic.api.controllers.v1 import node_sub
+from ironic.api.controllers.v1 import utils as api_utils
+from ironic.api.method import api_method, expose
+from ironic.common import components, exception, indicator_states, policy
+from ironic.conductor import rpcapi
+from ironic.objects.node import Node
+
+INDICATORS_SINCE = 63
+
+_STATE_SCHEMA = {
+    "type": "object",
+    "properties": {"state": {"type": "string",
+                             "enum": list(indicator_states.SETTABLE)}},
+    "required": ["state"],
+    "additionalProperties": False,
+}
+
+
+def split_ident(ident: str) -> tuple[str, str]:
+    """'<indicator>@<component>' -> (component, indicator)."""
+    indicator, sep, component = ident.partition("@")
+    if not sep or not indicator or not component:
+        raise exception.InvalidParameterValue(
+            err=f"Malformed indicator name {ident!r}: expected "
+                f"<indicator>@<component>.")
+    return component, indicator
+
+
+def _items(node: Node, found: dict) -> list[dict]:
+    url = method.public_url()
+    items = []
+    for component, indicators in found.items():
+        for name, attrs in indicators.items():
+            unique = f"{name}@{component}"
+            items.append({
+                "name": unique, "component": component,
+                "readonly": attrs["readonly"], "states": attrs["states"],
+                "links": api_utils.link(
+                    "nodes", f"{node.uuid}/management/indicators/{unique}",
+                    url)})
+    return items
+
+
+class IndicatorsController(node_sub._NodeSub):
+
+    def _authorized(self, rule: str) -> Node:
+        node = self._node()
+        policy.authorize(rule, method.context(), policy.node_target(node))
+        return node
+
+    @expose()
+    @api_method(min_version=INDICATORS_SINCE)
+    def get_all(self):
+        node = self._authorized("baremetal:node:get_indicator_state")
+        found = rpcapi.get_api().get_supported_indicators(method.context(),
+                                                          node)
+        return {"indicators": _items(node, found)}
+
+    @expose()
+    @api_method(min_version=INDICATORS_SINCE)
+    def get_one(self, ident: str):
+        node = self._authorized("baremetal:node:get_indicator_state")
+        if "@" not in ident and ident in components.ALL:
+            return self._component(node, ident)
+        component, indicator = split_ident(ident)
+        state = rpcapi.get_api().get_indicator_state(
+            method.context(), node, component, indicator)
+        return {"state": state}
+
+    def _component(self, node: Node, component: str) -> dict:
+        found = rpcapi.get_api().get_supported_indicators(
+            method.context(), node, component)
+        if not found.get(component):
+            raise exception.NotFound(
+                f"Node {node.uuid} has no indicators on component "
+                f"{component}.")
+        return {"indicators": _items(node, {component: found[component]})}
+
+    @expose()
+    @api_method(min_version=INDICATORS_SINCE, status=204)
+    def put(self, ident: str, **params):
+        node = self._authorized("baremetal:node:set_indicator_state")
+        component, indicator = split_ident(ident)
+        # The state comes in the body; like the public API, a ?state=
+        # query parameter is accepted instead.
+        body = method.json_body() if node_sub._has_body() else params
+        api_utils.validate(_STATE_SCHEMA, body, "indicator state")
+        rpcapi.get_api().set_indicator_state(
+            method.context(), node, component, indicator, body["state"])

@@ -1,0 +1,198 @@
+"""Sub-resources of a node: traits, states, maintenance, children.
+
+Each controller is built for one node identifier by ``NodesController``'s
+lookup; the node itself is fetched through ``node.get_node`` so that name
+and ``.json`` rules stay in one place.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import os_traits
+from pecan import rest
+
+from ironic.api import method
+from ironic.api.controllers.v1 import node as node_api
+from ironic.api.method import api_method, expose
+from ironic.common import exception, policy
+from ironic.db import api as db_api
+from ironic.db.sqlalchemy import models
+from ironic.objects.node import Node
+
+TRAIT_LIMIT = 50
+
+
+class _NodeSub(rest.RestController):
+    def __init__(self, node_ident: str):
+        self.node_ident = node_ident
+
+    def _node(self) -> Node:
+        return node_api.get_node(self.node_ident)
+
+
+def validate_trait(trait: Any) -> None:
+    if not isinstance(trait, str) or not trait or len(trait) > 255:
+        raise exception.InvalidParameterValue(
+            err=f"Invalid trait {trait!r}: must be a string of 1 to 255 "
+                f"characters.")
+    if not (os_traits.is_custom(trait) or os_traits.check_traits([trait])
+            [0] == {trait}):
+        raise exception.InvalidParameterValue(
+            err=f"Invalid trait {trait!r}: a trait must be a standard trait "
+                f"or start with CUSTOM_ followed by upper case letters, "
+                f"digits and underscores.")
+
+
+def _traits_body() -> list[str]:
+    body = method.json_body()
+    if set(body) != {"traits"} or not isinstance(body["traits"], list):
+        raise exception.InvalidParameterValue(
+            err="Body must be {\"traits\": [...]}")
+    traits = body["traits"]
+    for trait in traits:
+        validate_trait(trait)
+    if len(set(traits)) > TRAIT_LIMIT:
+        raise exception.InvalidParameterValue(
+            err=f"A node can have at most {TRAIT_LIMIT} traits.")
+    return traits
+
+
+class TraitsController(_NodeSub):
+    @expose()
+    @api_method(min_version=37)
+    def get_all(self):
+        policy.authorize("baremetal:node:traits:list", method.context())
+        return {"traits": self._node().load_traits()}
+
+    @expose()
+    @api_method(min_version=37, status=204)
+    def put(self, trait: str | None = None):
+        policy.authorize("baremetal:node:traits:set", method.context())
+        node = self._node()
+        node_api.check_not_locked(node)
+        dbapi = db_api.get_instance()
+        if trait is None:
+            dbapi.set_node_traits(node.id, _traits_body())
+            return
+        validate_trait(trait)
+        current = node.load_traits()
+        if trait not in current and len(current) >= TRAIT_LIMIT:
+            raise exception.InvalidParameterValue(
+                err=f"A node can have at most {TRAIT_LIMIT} traits.")
+        dbapi.add_node_trait(node.id, trait)
+
+    @expose()
+    @api_method(min_version=37, status=204)
+    def delete(self, trait: str | None = None):
+        policy.authorize("baremetal:node:traits:delete", method.context())
+        node = self._node()
+        node_api.check_not_locked(node)
+        dbapi = db_api.get_instance()
+        if trait is None:
+            dbapi.set_node_traits(node.id, [])
+            return
+        try:
+            dbapi.delete_node_trait(node.id, trait)
+        except exception.NodeTraitNotFound as e:
+            raise exception.NodeTraitNotFound(
+                node=node.uuid, trait=trait) from e
+
+
+class StatesController(_NodeSub):
+    @expose()
+    @api_method()
+    def get_all(self):
+        policy.authorize("baremetal:node:get_states", method.context())
+        node = self._node()
+        ver = method.version()
+        shown = node_api.state_for_version
+        doc = {
+            "console_enabled": node.console_enabled,
+            "last_error": node.last_error,
+            "power_state": node.power_state,
+            "provision_state": shown(node.provision_state, ver),
+            "provision_updated_at": node_api.iso(node.provision_updated_at),
+            "target_power_state": node.target_power_state,
+            "target_provision_state": shown(node.target_provision_state,
+                                            ver),
+        }
+        if ver >= 12:
+            doc["raid_config"] = node.raid_config
+            doc["target_raid_config"] = node.target_raid_config
+        if ver >= 75:
+            doc["boot_mode"] = node.boot_mode
+            doc["secure_boot"] = node.secure_boot
+        return doc
+
+
+class MaintenanceController(_NodeSub):
+    """PUT sets maintenance mode (with an optional reason); DELETE clears."""
+
+    def _set(self, flag: bool, reason: str | None) -> None:
+        node = self._node()
+        node_api.check_not_locked(node)
+        node.maintenance = flag
+        node.maintenance_reason = reason if flag else None
+        if not flag:
+            node.fault = None
+        node.save()
+
+    @expose()
+    @api_method(status=202)
+    def put(self, **params):
+        policy.authorize("baremetal:node:set_maintenance", method.context())
+        reason = params.pop("reason", None)
+        if params:
+            raise exception.InvalidParameterValue(
+                err=f"Unknown query parameter(s): {', '.join(params)}")
+        body = method.json_body() if _has_body() else {}
+        if set(body) - {"reason"}:
+            raise exception.InvalidParameterValue(
+                err="The maintenance body accepts only 'reason'.")
+        reason = body.get("reason", reason)
+        if reason is not None and not isinstance(reason, str):
+            raise exception.InvalidParameterValue(
+                err="The maintenance reason must be a string.")
+        self._set(True, reason)
+
+    @expose()
+    @api_method(status=202)
+    def delete(self):
+        policy.authorize("baremetal:node:clear_maintenance",
+                         method.context())
+        self._set(False, None)
+
+
+def _has_body() -> bool:
+    from pecan import request
+    return bool(request.body and request.body.strip())
+
+
+class ChildrenController(_NodeSub):
+    """UUIDs of the nodes whose parent_node is this node (1.83)."""
+
+    @expose()
+    @api_method(min_version=83)
+    def get_all(self, **params):
+        policy.authorize("baremetal:node:list", method.context())
+        node = self._node()
+        params = dict(params, parent_node=node.uuid)
+        unknown = set(params) - {"parent_node", "limit", "marker",
+                                 "sort_key", "sort_dir"}
+        if unknown:
+            raise exception.InvalidParameterValue(
+                err=f"Unknown query parameter(s): "
+                    f"{', '.join(sorted(unknown))}")
+        rows = db_api.get_instance().get_node_list(
+            filters=[models.Node.parent_node == node.uuid],
+            columns=["id", "uuid"])
+        return {"children": [r["uuid"] for r in rows]}
+
+
+SUBCONTROLLERS = {
+    "traits": TraitsController,
+    "states": StatesController,
+    "maintenance": MaintenanceController,
+    "children": ChildrenController,
+}

@@ -1,0 +1,100 @@
+"""/v1/nodes/{node}/vifs: list, attach and detach VIFs (1.28; 1.67 lets
+an attach name the port or port group to use).
+
+The conductor owning the node does the work through the node's network
+interface, under the node's lock for attach and detach.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ironic.api import method
+from ironic.api.controllers.v1 import node_sub
+from ironic.api.controllers.v1 import utils as api_utils
+from ironic.api.method import api_method, expose
+from ironic.common import exception, policy, utils
+from ironic.conductor import rpcapi
+from ironic.objects.node import Node
+
+VIFS_SINCE = 28
+ATTACH_TO_PORT_SINCE = 67
+
+_VIF_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string", "minLength": 1, "maxLength": 255},
+        "port_uuid": {"type": "string"},
+        "portgroup_uuid": {"type": "string"},
+    },
+    "required": ["id"],
+    # Whatever else the caller records about the VIF goes along.
+    "additionalProperties": True,
+}
+
+
+def _check_vif_id(vif_id: Any) -> None:
+    if not (utils.is_uuid_like(vif_id) or
+            utils.is_valid_logical_name(vif_id)):
+        raise exception.InvalidUuidOrName(name=vif_id)
+
+
+def _check_target(body: dict, ver: int) -> None:
+    """The port or port group an attach names (1.67), if any."""
+    given = [k for k in ("port_uuid", "portgroup_uuid") if k in body]
+    if not given:
+        return
+    if ver < ATTACH_TO_PORT_SINCE:
+        raise exception.NotAcceptable(
+            f"Attaching a VIF to a given port or port group needs API "
+            f"version 1.{ATTACH_TO_PORT_SINCE} or newer.")
+    if len(given) > 1:
+        raise exception.InvalidParameterValue(
+            err="Cannot specify both port_uuid and portgroup_uuid.")
+    if not utils.is_uuid_like(body[given[0]]):
+        raise exception.InvalidUUID(uuid=body[given[0]])
+    body[given[0]] = utils.normalize_uuid(body[given[0]])
+
+
+def _call(name: str, node: Node, **kwargs: Any) -> Any:
+    try:
+        return getattr(rpcapi.get_api(), name)(method.context(), node,
+                                               **kwargs)
+    except exception.NoValidHost as e:
+        # The public API answers 400 here: the node's driver has no
+        # conductor to serve it.
+        raise exception.InvalidParameterValue(err=str(e)) from e
+
+
+class VIFsController(node_sub._NodeSub):
+
+    def _authorized_node(self, rule: str) -> Node:
+        node = self._node()
+        policy.authorize(rule, method.context(), policy.node_target(node))
+        return node
+
+    @expose()
+    @api_method(min_version=VIFS_SINCE)
+    def get_all(self):
+        node = self._authorized_node("baremetal:node:vif:list")
+        return {"vifs": _call("vif_list", node)}
+
+    @expose()
+    @api_method(min_version=VIFS_SINCE, status=204)
+    def post(self):
+        node = self._authorized_node("baremetal:node:vif:attach")
+        body = method.json_body()
+        api_utils.validate(_VIF_SCHEMA, body, "VIF")
+        _check_vif_id(body["id"])
+        _check_target(body, method.version())
+        _call("vif_attach", node, vif_info=body)
+
+    @expose()
+    @api_method(min_version=VIFS_SINCE, status=204)
+    def delete(self, vif_id: str):
+        node = self._authorized_node("baremetal:node:vif:detach")
+        _check_vif_id(vif_id)
+        _call("vif_detach", node, vif_id=vif_id)
+
+
+SUBCONTROLLERS = {"vifs": VIFsController}

@@ -1,0 +1,109 @@
+"""``/v1/nodes/{node}/vmedia`` (1.89): attach and detach virtual media.
+
+POST inserts an image into one virtual device of the node; DELETE ejects
+the media of the given device types (``device_types``, a comma-separated
+list in the query string or the JSON body, as clients send it), or of
+every device. Both answer 204 once the conductor holding the node accepted
+the request; the BMC work follows, a failure shows in ``last_error``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pecan
+
+from ironic.api import method
+from ironic.api.controllers.v1 import node_sub
+from ironic.api.controllers.v1 import utils as api_utils
+from ironic.api.method import api_method, expose
+from ironic.common import boot_devices, exception, policy
+from ironic.conductor import rpcapi
+from ironic.objects.node import Node
+
+DEVICE_TYPES = [boot_devices.CDROM, boot_devices.FLOPPY, boot_devices.DISK]
+DOWNLOAD_SOURCES = ["http", "local", "swift"]
+
+_ATTACH_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "device_type": {"type": "string", "enum": DEVICE_TYPES},
+        "image_url": {"type": "string", "minLength": 1},
+        "image_download_source": {"type": "string",
+                                  "enum": DOWNLOAD_SOURCES},
+    },
+    "required": ["device_type", "image_url"],
+    "additionalProperties": False,
+}
+
+
+def _authorize(rule: str, node: Node) -> None:
+    policy.authorize(rule, method.context(),
+                     {"node.owner": node.owner, "node.lessee": node.lessee})
+
+
+def parse_device_types(value) -> list[str] | None:
+    """A comma-separated string or a list of device types; None = all."""
+    if value is None or value == "" or value == []:
+        return None
+    items = value.split(",") if isinstance(value, str) else value
+    if not isinstance(items, list) or not all(isinstance(i, str)
+                                              for i in items):
+        raise exception.InvalidParameterValue(
+            err="device_types must be a comma-separated list of device "
+                "types.")
+    items = [i.strip() for i in items if i.strip()]
+    unknown = sorted(set(items) - set(DEVICE_TYPES))
+    if unknown:
+        raise exception.InvalidParameterValue(
+            err=f"Unknown virtual media device types: {', '.join(unknown)}; "
+                f"known: {', '.join(DEVICE_TYPES)}.")
+    return items or None
+
+
+def _body_device_types():
+    raw = pecan.request.body
+    if not raw or not raw.strip():
+        return None
+    try:
+        doc = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise exception.InvalidParameterValue(
+            err=f"Request body is not valid JSON: {e}") from e
+    if not isinstance(doc, dict) or set(doc) - {"device_types"}:
+        raise exception.InvalidParameterValue(
+            err="The body may only hold device_types.")
+    return doc.get("device_types")
+
+
+class VmediaController(node_sub._NodeSub):
+    @expose()
+    @api_method(min_version=89, status=204)
+    def post(self):
+        body = method.json_body()
+        api_utils.validate(_ATTACH_SCHEMA, body, "virtual media request")
+        if body.get("image_download_source") == "swift":
+            raise exception.InvalidParameterValue(
+                err="image_download_source 'swift' needs object storage, "
+                    "which this service does not use; use 'http'.")
+        node = self._node()
+        _authorize("baremetal:node:vmedia:attach", node)
+        rpcapi.get_api().attach_virtual_media(
+            method.context(), node, body["device_type"], body["image_url"],
+            body.get("image_download_source", "local"))
+
+    @expose()
+    @api_method(min_version=89, status=204)
+    def delete(self, **params):
+        unknown = set(params) - {"device_types"}
+        if unknown:
+            raise exception.InvalidParameterValue(
+                err=f"Unknown query parameter(s): {', '.join(unknown)}")
+        raw = params.get("device_types")
+        if raw is None:
+            raw = _body_device_types()
+        device_types = parse_device_types(raw)
+        node = self._node()
+        _authorize("baremetal:node:vmedia:detach", node)
+        rpcapi.get_api().detach_virtual_media(method.context(), node,
+                                              device_types)

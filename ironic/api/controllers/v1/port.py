@@ -1,0 +1,404 @@
+"""/v1/ports: network interfaces of nodes.
+
+Also served as ``/v1/nodes/{node}/ports`` and (from 1.24)
+``/v1/portgroups/{portgroup}/ports``; those views only list.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pecan
+import sqlalchemy as sa
+from pecan import rest
+
+from ironic.api import method
+from ironic.api.controllers.v1 import resource
+from ironic.api.controllers.v1 import utils as api_utils
+from ironic.api.method import api_method, expose
+from ironic.common import exception, policy, utils
+from ironic.db import api as db_api
+from ironic.db.sqlalchemy import models
+from ironic.objects.port import Port
+from ironic.objects.portgroup import Portgroup
+
+SPEC = resource.Spec(
+    singular="port", collection="ports", obj_cls=Port, model=models.Port,
+    api_fields={"node_uuid": 1, "portgroup_uuid": 24, "links": 1},
+    default_fields=("uuid", "address"),
+    sources={"node_uuid": "node_id", "portgroup_uuid": "portgroup_id"})
+
+_PATCHABLE = {
+    "address", "node_uuid", "portgroup_uuid", "extra",
+    "local_link_connection", "pxe_enabled", "physical_network",
+    "is_smartnic", "name", "description", "vendor", "category",
+}
+_CREATABLE = _PATCHABLE | {"uuid"}
+# From 1.94 a port may name its node by name, in ``node_uuid`` or here.
+_NODE_NAME_SINCE = 94
+_FILTERS = ("node", "node_uuid", "address", "portgroup", "shard",
+            "conductor_groups")
+_NULLABLE_TEXT = {"type": ["string", "null"]}
+
+_PORT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "uuid": {"type": ["string", "null"]},
+        "address": {"type": "string"},
+        "node_uuid": {"type": "string"},
+        "node_name": {"type": "string"},
+        "portgroup_uuid": {"type": ["string", "null"]},
+        "extra": {"type": ["object", "null"]},
+        "local_link_connection": {"type": ["object", "null"]},
+        "pxe_enabled": {"type": ["boolean", "string", "null"]},
+        "is_smartnic": {"type": ["boolean", "string", "null"]},
+        "physical_network": {"type": ["string", "null"], "maxLength": 64},
+        "name": {"type": ["string", "null"], "minLength": 1,
+                 "maxLength": 255},
+        "description": {"type": ["string", "null"], "maxLength": 4096},
+        "vendor": {"type": ["string", "null"], "maxLength": 32},
+        "category": {"type": ["string", "null"], "maxLength": 80},
+    },
+    "required": ["address"],
+    "additionalProperties": False,
+}
+
+# Keys of local_link_connection -> (first version, last version or None).
+_LLC_KEYS = {
+    "switch_id": (19, None), "port_id": (19, None),
+    "switch_info": (19, None), "hostname": (53, None),
+    "network_type": (64, None),
+    # OVN VTEP switches: accepted from 1.90, withdrawn again in 1.105.
+    "vtep-logical-switch": (90, 104), "vtep-physical-switch": (90, 104),
+}
+_LLC_SCHEMA = {
+    "type": "object",
+    "properties": {
+        **{k: {"type": "string", "minLength": 1, "maxLength": 255}
+           for k in _LLC_KEYS},
+        "network_type": {"enum": ["managed", "unmanaged"]},
+    },
+    "additionalProperties": False,
+}
+# A switch is named by its MAC or by an OpenFlow datapath id (64 bits).
+_DATAPATH_ID_RE = r"^(0x)?([0-9a-fA-F]{2}:?){7}[0-9a-fA-F]{2}$"
+
+
+def _check_llc(llc: dict, ver: int | None, is_smartnic: bool) -> None:
+    """Validate local_link_connection as a whole.
+
+    ``ver`` None skips the version check of the keys (a patch that does not
+    touch the field keeps what an earlier, newer client stored).
+    """
+    api_utils.validate(_LLC_SCHEMA, llc, "local_link_connection")
+    for key in llc if ver is not None else ():
+        first, last = _LLC_KEYS[key]
+        if ver < first or (last is not None and ver > last):
+            raise exception.NotAcceptable(
+                f"The local_link_connection key '{key}' is not supported "
+                f"in API version 1.{ver}.")
+    if not llc or llc.get("network_type") == "unmanaged":
+        return
+    switch_id = llc.get("switch_id")
+    if switch_id is not None and not (
+            utils.is_valid_mac(switch_id) or
+            re.match(_DATAPATH_ID_RE, switch_id)):
+        raise exception.InvalidParameterValue(
+            err=f"Invalid switch_id {switch_id!r} in local_link_connection: "
+                f"expected a MAC address or an OpenFlow datapath id.")
+    if is_smartnic:
+        needed = ("port_id", "hostname")
+    elif "vtep-logical-switch" in llc or "vtep-physical-switch" in llc:
+        needed = ("port_id", "vtep-logical-switch", "vtep-physical-switch")
+    else:
+        needed = ("switch_id", "port_id")
+    missing = [k for k in needed if not llc.get(k)]
+    if missing:
+        raise exception.InvalidParameterValue(
+            err=f"local_link_connection is missing {', '.join(missing)}: "
+                f"it needs {', '.join(needed)}.")
+
+
+def _check_name(name: Any) -> None:
+    # A UUID-shaped name could never be told apart from a UUID in a URL.
+    if name is not None and utils.is_uuid_like(name):
+        raise exception.InvalidName(name=name)
+
+
+def _node_ref(doc: dict, ver: int):
+    ident = doc.get("node_name") or doc.get("node_uuid")
+    if ident is None:
+        raise exception.MissingParameterValue(
+            err="A port needs the node it belongs to (node_uuid).")
+    return resource.node_for_body(ident,
+                                  allow_name=ver >= _NODE_NAME_SINCE)
+
+
+def _portgroup_ref(pg_uuid: str | None, node_id: int) -> Portgroup | None:
+    if pg_uuid is None:
+        return None
+    if not utils.is_uuid_like(pg_uuid):
+        raise exception.InvalidUUID(uuid=pg_uuid)
+    try:
+        pg = Portgroup.get(pg_uuid)
+    except exception.PortgroupNotFound as e:
+        raise exception.InvalidParameterValue(err=str(e)) from e
+    if pg.node_id != node_id:
+        raise exception.InvalidParameterValue(
+            err=f"Port can not be added to portgroup {pg.uuid}: it belongs "
+                f"to a different node.")
+    return pg
+
+
+def _check_membership(pg: Portgroup, values: dict,
+                      port_id: int | None) -> None:
+    """A member must fit its port group (standalone use, physnet)."""
+    if values["pxe_enabled"] and not pg.standalone_ports_supported:
+        raise exception.Conflict(
+            f"Port group {pg.uuid} does not support standalone ports, so a "
+            f"port with pxe_enabled set can not be one of its members.")
+    cond = [models.Port.portgroup_id == pg.id]
+    if port_id is not None:
+        cond.append(models.Port.id != port_id)
+    rows = db_api.get_instance().get_port_list(
+        filters=cond, columns=["id", "uuid", "physical_network"])
+    physnets = {r["physical_network"] for r in rows}
+    if physnets and physnets != {values.get("physical_network")}:
+        raise exception.Conflict(
+            f"Port with physical network "
+            f"{values.get('physical_network')} can not be a member of port "
+            f"group {pg.uuid}, whose ports are on physical network(s) "
+            f"{', '.join(sorted(str(p) for p in physnets))}.")
+
+
+def _validate(doc: dict, ver: int, port_id: int | None = None,
+              changed: set[str] | None = None) -> dict:
+    """Check a whole port document and turn it into column values.
+
+    ``changed`` (on PATCH) names the fields the patch touched; the others
+    keep their stored values even if this version could not set them.
+    """
+    api_utils.validate(_PORT_SCHEMA, doc, "port")
+    values = {k: v for k, v in doc.items()
+              if k not in ("node_uuid", "node_name", "portgroup_uuid")}
+    values["address"] = resource.normalize_mac(doc["address"])
+    if doc.get("uuid") is not None:
+        if not utils.is_uuid_like(doc["uuid"]):
+            raise exception.InvalidUUID(uuid=doc["uuid"])
+        values["uuid"] = utils.normalize_uuid(doc["uuid"])
+    values["node_id"] = _node_ref(doc, ver).id
+    for key in ("pxe_enabled", "is_smartnic"):
+        if doc.get(key) is not None:
+            values[key] = resource.as_bool(doc[key], key)
+        else:
+            values[key] = Port.fields[key].default
+    for key in ("extra", "local_link_connection"):
+        if values.get(key) is None:
+            values[key] = {}
+    llc_ver = ver if changed is None or \
+        "local_link_connection" in changed else None
+    _check_llc(values["local_link_connection"], llc_ver,
+               values["is_smartnic"])
+    _check_name(values.get("name"))
+    pg = _portgroup_ref(doc.get("portgroup_uuid"), values["node_id"])
+    values["portgroup_id"] = pg.id if pg else None
+    if pg is not None:
+        _check_membership(pg, values, port_id)
+    return values
+
+
+class _Relations:
+    """UUIDs of the nodes and port groups of a page of ports, in bulk."""
+
+    def __init__(self, rows: list[dict], fields: list[str]):
+        self.nodes = resource.node_uuids(rows) \
+            if "node_uuid" in fields else {}
+        self.portgroups = resource.portgroup_uuids(rows) \
+            if "portgroup_uuid" in fields else {}
+
+
+def port_view(row: dict, fields: list[str], url: str,
+              rel: _Relations) -> dict:
+    """The API document of one port, with only ``fields``."""
+    out: dict[str, Any] = {}
+    for name in fields:
+        if name == "node_uuid":
+            out[name] = rel.nodes.get(row.get("node_id"))
+        elif name == "portgroup_uuid":
+            out[name] = rel.portgroups.get(row.get("portgroup_id"))
+        elif name == "links":
+            out[name] = api_utils.link("ports", row["uuid"], url)
+        elif name in ("created_at", "updated_at"):
+            out[name] = resource.iso(row.get(name))
+        else:
+            out[name] = row.get(name)
+    return out
+
+
+def show_port(port: Port, fields: list[str] | None = None) -> dict:
+    fields = fields or SPEC.visible(method.version())
+    row = dict(port.as_dict(), id=port.id)
+    return port_view(row, fields, method.public_url(),
+                     _Relations([row], fields))
+
+
+def get_port(ident: str) -> Port:
+    """A port by UUID, or by name from 1.88."""
+    if utils.is_uuid_like(ident):
+        return Port.get(utils.normalize_uuid(ident))
+    if method.version() >= 88:
+        return Port.get(ident)
+    raise exception.InvalidUUID(uuid=ident)
+
+
+def _conductor_groups(value: str) -> list[str]:
+    return [g.strip().lower() for g in value.split(",") if g.strip()]
+
+
+def nodes_where(column, *conds):
+    """``column`` (a node id) is one of the nodes matching ``conds``."""
+    return column.in_(sa.select(models.Node.id).where(*conds))
+
+
+class PortsController(rest.RestController):
+    _custom_actions = {"detail": ["GET"]}
+
+    def __init__(self, node_ident: str | None = None,
+                 portgroup_ident: str | None = None):
+        self.node_ident = node_ident
+        self.portgroup_ident = portgroup_ident
+
+    def _check_top_level(self) -> None:
+        # Items are managed at /v1/ports only; the nested views just list.
+        if self.node_ident or self.portgroup_ident:
+            raise exception.OperationNotPermitted()
+
+    def _filters(self, params: dict, ver: int) -> list:
+        P = models.Port
+        conds = []
+        node_ident = self.node_ident or params.get("node_uuid") or \
+            params.get("node")
+        if params.get("node_uuid") and not self.node_ident and \
+                not utils.is_uuid_like(params["node_uuid"]):
+            raise exception.InvalidUUID(uuid=params["node_uuid"])
+        if node_ident:
+            conds.append(P.node_id == resource.find_node(node_ident, ver).id)
+        pg_ident = self.portgroup_ident or params.get("portgroup")
+        if pg_ident:
+            resource.need_version(ver, 24, "The 'portgroup' filter")
+            conds.append(P.portgroup_id == Portgroup.get(pg_ident).id)
+        if params.get("address"):
+            addr = params["address"]
+            conds.append(P.address == (utils.normalize_mac(addr)
+                                       if utils.is_valid_mac(addr) else addr))
+        if params.get("shard"):
+            resource.need_version(ver, 82, "The 'shard' filter")
+            shards = [x.strip() for x in params["shard"].split(",")
+                      if x.strip()]
+            conds.append(nodes_where(P.node_id,
+                                     models.Node.shard.in_(shards)))
+        if params.get("conductor_groups"):
+            resource.need_version(ver, 99, "The 'conductor_groups' filter")
+            groups = _conductor_groups(params["conductor_groups"])
+            conds.append(nodes_where(
+                P.node_id, models.Node.conductor_group.in_(groups)))
+        return conds
+
+    def _list(self, params: dict, detail: bool, url: str) -> dict:
+        policy.authorize("baremetal:port:list", method.context())
+        ver = method.version()
+        if self.portgroup_ident and ver < 24:
+            raise exception.NotFound()
+        args = resource.list_args(SPEC, params, detail=detail, ver=ver,
+                                  filters=_FILTERS)
+        rows = db_api.get_instance().get_port_list(
+            filters=self._filters(params, ver),
+            columns=SPEC.columns_for(args.fields), limit=args.limit,
+            marker=args.marker, sort_key=args.sort_key,
+            sort_dir=args.sort_dir,
+            marker_not_found=exception.PortNotFound(port=args.marker))
+        base = method.public_url()
+        rel = _Relations(rows, args.fields)
+        items = [port_view(r, args.fields, base, rel) for r in rows]
+        return api_utils.collection("ports", items, args.limit, url, params,
+                                    rows[-1]["uuid"] if rows else None)
+
+    def _url(self, detail: bool) -> str:
+        if self.portgroup_ident:
+            url = f"portgroups/{self.portgroup_ident}/ports"
+        elif self.node_ident:
+            url = f"nodes/{self.node_ident}/ports"
+        else:
+            url = "ports"
+        return url + ("/detail" if detail else "")
+
+    @expose()
+    @api_method()
+    def get_all(self, **params):
+        return self._list(params, False, self._url(False))
+
+    @expose()
+    @api_method()
+    def detail(self, **params):
+        if "detail" in params:
+            raise exception.InvalidParameterValue(
+                err="The 'detail' parameter can not be used with /detail.")
+        return self._list(params, True, self._url(True))
+
+    @expose()
+    @api_method()
+    def get_one(self, ident, **params):
+        self._check_top_level()
+        policy.authorize("baremetal:port:get", method.context())
+        fields = resource.one_args(SPEC, params, method.version())
+        return show_port(get_port(ident), fields)
+
+    @expose()
+    @api_method(status=201)
+    def post(self):
+        self._check_top_level()
+        policy.authorize("baremetal:port:create", method.context())
+        ver = method.version()
+        body = method.json_body()
+        names = dict(body)
+        if ver >= _NODE_NAME_SINCE:
+            names.pop("node_name", None)
+        resource.check_body(SPEC, names, _CREATABLE, ver)
+        port = Port(**_validate(body, ver))
+        resource.check_unlocked(port.node_id)
+        port.create()
+        pecan.response.location = \
+            f"{method.public_url()}/v1/ports/{port.uuid}"
+        return show_port(port)
+
+    @expose()
+    @api_method()
+    def patch(self, ident):
+        self._check_top_level()
+        policy.authorize("baremetal:port:update", method.context())
+        ver = method.version()
+        patch = method.json_body(list)
+        port = get_port(ident)
+        current = show_port(port, SPEC.known())
+        doc, changed = resource.patch_values(
+            SPEC, current, patch, ver=ver, patchable=_PATCHABLE,
+            required=("address", "node_uuid"))
+        values = _validate({k: v for k, v in doc.items() if v is not None},
+                           ver, port.id, changed)
+        resource.check_unlocked(port.node_id, values["node_id"])
+        columns = {"node_uuid": "node_id", "portgroup_uuid": "portgroup_id"}
+        for name in changed:
+            col = columns.get(name, name)
+            setattr(port, col, values.get(col))
+        port.save()
+        return show_port(port)
+
+    @expose()
+    @api_method(status=204)
+    def delete(self, ident):
+        self._check_top_level()
+        policy.authorize("baremetal:port:delete", method.context())
+        port = get_port(ident)
+        resource.check_unlocked(port.node_id)
+        port.destroy()

@@ -1,0 +1,369 @@
+"""The ramdisk agent's endpoints, all unauthenticated.
+
+``GET /v1/lookup`` and ``POST /v1/heartbeat/{node}`` (1.22): lookup finds
+the node of a booting agent by its MAC addresses (or UUID) and answers a
+restricted view of it with the agent's configuration; from 1.62 the
+conductor issues the agent token on the first lookup and it is shown that
+one time only. A heartbeat is checked here for shape and version, then
+handed to the node's conductor, which checks the token under the node's
+lock.
+
+``POST /v1/continue_inspection`` takes the inspection data the ramdisk
+collected (``inventory`` plus free-form plugin data), finds the node it
+belongs to - by MACs, BMC addresses or, from 1.84, a ``node_uuid`` query -
+and hands the data to the node's conductor. Only a node in ``inspect wait``
+accepts it; every failure to match looks the same (404). Besides 1.84 and
+later, the base version 1.1 is served too, as the Inspector-compatible form
+the ramdisk uses (it sends no version header): it answers ``{"uuid": ...}``.
+From 1.84 the answer is the one of a lookup (``node`` and ``config``, with
+the agent token issued on first contact).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+from typing import Any
+from urllib.parse import urlparse
+
+from pecan import rest
+
+from ironic.api import method
+from ironic.api.controllers.v1 import node as node_api
+from ironic.api.controllers.v1 import utils as api_utils
+from ironic.api.method import api_method, expose
+from ironic.common import (
+    agent_token,
+    exception,
+    inspection_lookup,
+    policy,
+    states,
+    utils,
+)
+from ironic.conf import CONF
+from ironic.db import api as db_api
+from ironic.objects.node import Node
+
+LOG = logging.getLogger(__name__)
+
+#: Versions that added parts of the ramdisk API.
+AGENT_VERSION_SINCE = 36
+AGENT_TOKEN_SINCE = 62
+AGENT_VERIFY_CA_SINCE = 68
+AGENT_STATUS_SINCE = 72
+AGENT_STATUSES = ("start", "end", "error")
+# Management interfaces that know the BMC address: the agent need not
+# look for it.
+_OUT_OF_BAND_MANAGEMENT = ("redfish", "idrac-redfish")
+
+
+def agent_config(token: str | None, management_interface: str | None
+                 ) -> dict[str, Any]:
+    """The ``config`` part of a lookup answer: what the agent should do."""
+    containers = CONF.agent_containers
+    return {
+        "metrics": {
+            "backend": CONF.metrics.agent_backend,
+            "prepend_host": CONF.metrics.agent_prepend_host,
+            "prepend_uuid": CONF.metrics.agent_prepend_uuid,
+            "prepend_host_reverse": CONF.metrics.agent_prepend_host_reverse,
+            "global_prefix": CONF.metrics.agent_global_prefix,
+        },
+        "metrics_statsd": {
+            "statsd_host": CONF.metrics_statsd.agent_statsd_host,
+            "statsd_port": CONF.metrics_statsd.agent_statsd_port,
+        },
+        "heartbeat_timeout": CONF.api.ramdisk_heartbeat_timeout,
+        "agent_containers": {
+            "allow_arbitrary_containers":
+                containers.allow_arbitrary_containers,
+            "allowed_containers": containers.allowed_containers,
+            "container_steps_file": containers.container_steps_file,
+            "runner": containers.runner,
+            "pull_options": containers.pull_options,
+            "run_options": containers.run_options,
+        },
+        "agent_token": token,
+        # Tokens are always required here; agents lock that in.
+        "agent_token_required": True,
+        "agent_md5_checksum_enable": CONF.agent.allow_md5_checksum,
+        "disable_deep_image_inspection":
+            CONF.conductor.disable_deep_image_inspection,
+        "permitted_image_formats": CONF.conductor.permitted_image_formats,
+        "agent_skip_bmc_detect":
+            management_interface in _OUT_OF_BAND_MANAGEMENT,
+        "enable_bios_bootloader_install":
+            CONF.agent.enable_bios_bootloader_install,
+        "tls_min_version": CONF.agent.tls_minimum_version,
+        "tls_cipher_suites": CONF.agent.tls_ciphers,
+    }
+
+
+def lookup_view(fields: dict[str, Any], token: str | None) -> dict:
+    """``{"node": ..., "config": ...}`` from the node's lookup fields.
+
+    Nothing secret leaves: the stored token digest, instance secrets and
+    the image URL (it may embed a temporary credential) are masked.
+    """
+    info = fields.get("driver_internal_info") or {}
+    if token is None and info.get("agent_secret_token"):
+        token = api_utils.MASK
+    instance_info = api_utils.mask_secrets(fields.get("instance_info"))
+    for key in ("image_url", "configdrive"):
+        if instance_info.get(key):
+            instance_info = dict(instance_info, **{key: api_utils.MASK})
+    node = {
+        "uuid": fields["uuid"],
+        "properties": fields.get("properties") or {},
+        "instance_info": instance_info,
+        "driver_internal_info": node_api._mask_internal(info),
+        "links": api_utils.link("nodes", fields["uuid"]),
+    }
+    return {"node": node,
+            "config": agent_config(token, fields.get("management_interface"))}
+
+
+def _lookup_fields(node: Node) -> dict[str, Any]:
+    return {name: getattr(node, name) for name in (
+        "uuid", "properties", "instance_info", "driver_internal_info",
+        "management_interface")}
+
+
+def _addresses(value: Any) -> list[str]:
+    """Valid MAC addresses of ``addresses`` (invalid ones are ignored)."""
+    if value is None:
+        return []
+    parts = value if isinstance(value, list) else [value]
+    given = [a.strip() for part in parts for a in str(part).split(",")
+             if a.strip()]
+    valid = [utils.normalize_mac(a) for a in given if utils.is_valid_mac(a)]
+    if len(valid) != len(given):
+        LOG.warning("Lookup ignores invalid MAC addresses: %s",
+                    ", ".join(a for a in given if not utils.is_valid_mac(a)))
+    return valid
+
+
+def _find_node(addresses: list[str], node_uuid: str | None) -> Node:
+    """The node looked up; one answer (404) for every kind of miss."""
+    try:
+        if node_uuid:
+            node = Node.get(utils.normalize_uuid(node_uuid))
+        else:
+            node = Node.from_db(
+                db_api.get_instance().get_node_by_port_addresses(addresses))
+    except exception.NotFound as e:
+        LOG.warning("Lookup found no node: %s", e)
+        raise exception.NotFound() from e
+    if CONF.api.restrict_lookup and \
+            node.provision_state not in states.LOOKUP_ALLOWED_STATES:
+        LOG.warning("Lookup of node %s refused in provision state %s",
+                    node.uuid, node.provision_state)
+        raise exception.NotFound()
+    return node
+
+
+def _rpc() -> Any:
+    from ironic.conductor import rpcapi
+    return rpcapi.get_api()
+
+
+def _no_host_is_bad_request(e: exception.NoValidHost) -> exception.Invalid:
+    # The public API answers 400 when no conductor serves the node.
+    return exception.InvalidParameterValue(err=str(e))
+
+
+class LookupController(rest.RestController):
+    @expose()
+    @api_method(min_version=22)
+    def get_all(self, **params):
+        unknown = set(params) - {"addresses", "node_uuid"}
+        if unknown:
+            raise exception.InvalidParameterValue(
+                err=f"Unknown query parameter(s): "
+                    f"{', '.join(sorted(unknown))}")
+        policy.authorize("baremetal:driver:ipa_lookup", method.context())
+        addresses, node_uuid = params.get("addresses"), \
+            params.get("node_uuid") or None
+        if node_uuid is not None and not utils.is_uuid_like(node_uuid):
+            raise exception.InvalidUUID(uuid=node_uuid)
+        valid = _addresses(addresses)
+        if not valid and not node_uuid:
+            raise exception.IncompleteLookup()
+        node = _find_node(valid, node_uuid)
+        if method.version() < AGENT_TOKEN_SINCE or \
+                agent_token.has_token(node):
+            # Nothing to issue: answered from the database (the token, if
+            # any, shows masked), no conductor involved.
+            return lookup_view(_lookup_fields(node), None)
+        try:
+            found = _rpc().get_node_with_token(method.context(), node)
+        except exception.NoValidHost as e:
+            raise _no_host_is_bad_request(e) from e
+        return lookup_view(found["node"], found["agent_token"])
+
+
+_HEARTBEAT_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "callback_url": {"type": "string", "maxLength": 2048},
+        "agent_token": {"type": ["string", "null"], "maxLength": 255},
+        "agent_version": {"type": ["string", "null"], "maxLength": 255},
+        "agent_verify_ca": {"type": ["string", "null"],
+                            "maxLength": 64 * 1024},
+        "agent_status": {"type": ["string", "null"]},
+        "agent_status_message": {"type": ["string", "null"],
+                                 "maxLength": 4096},
+    },
+    "required": ["callback_url"],
+    "additionalProperties": False,
+}
+# Body fields newer than 1.22, with the version that added them.
+_FIELD_SINCE = {"agent_version": AGENT_VERSION_SINCE,
+                "agent_verify_ca": AGENT_VERIFY_CA_SINCE,
+                "agent_status": AGENT_STATUS_SINCE,
+                "agent_status_message": AGENT_STATUS_SINCE}
+
+
+def validate_heartbeat(body: dict, ver: int) -> None:
+    """400 for a body this version does not accept (the field named)."""
+    for name, since in _FIELD_SINCE.items():
+        if body.get(name) is not None and ver < since:
+            raise exception.InvalidParameterValue(
+                err=f'Field "{name}" not recognised in API version 1.{ver};'
+                    f' it needs 1.{since} or newer.')
+    api_utils.validate(_HEARTBEAT_SCHEMA, body, "heartbeat")
+    _check_callback_url(body["callback_url"])
+    if body.get("agent_token") is None:
+        raise exception.InvalidParameterValue(
+            err="Agent token is required for heartbeat processing.")
+    status = body.get("agent_status")
+    if status is not None and status not in AGENT_STATUSES:
+        raise exception.InvalidParameterValue(
+            err=f"Agent status is invalid. Valid states are "
+                f"{', '.join(AGENT_STATUSES)}.")
+
+
+def _check_callback_url(url: str) -> None:
+    # An empty URL is a one-way heartbeat (ramdisks without an API).
+    if url == "":
+        return
+    try:
+        parsed = urlparse(url)
+        parsed.port  # noqa: B018 - raises ValueError for a bad port
+    except ValueError:
+        parsed = None
+    if parsed is None or parsed.scheme not in ("http", "https") or \
+            not parsed.hostname:
+        raise exception.InvalidParameterValue(
+            err='An issue with the supplied "callback_url" has been '
+                'detected.')
+
+
+class HeartbeatController(rest.RestController):
+    @expose()
+    @api_method(min_version=22)
+    def post(self, node_ident):
+        ver = method.version()
+        body = method.json_body()
+        validate_heartbeat(body, ver)
+        policy.authorize("baremetal:node:ipa_heartbeat", method.context())
+        node = node_api.get_node(node_ident)
+        try:
+            _rpc().heartbeat(
+                method.context(), node, body["callback_url"],
+                agent_version=body.get("agent_version"),
+                agent_token=body["agent_token"],
+                agent_verify_ca=body.get("agent_verify_ca"),
+                agent_status=body.get("agent_status"),
+                agent_status_message=body.get("agent_status_message"))
+        except exception.NoValidHost as e:
+            raise _no_host_is_bad_request(e) from e
+        return method.ACCEPTED
+
+
+# -- continue_inspection ------------------------------------------------------
+
+NEW_VERSION = 84
+_OPTIONAL_STRING = {"type": ["string", "null"]}
+DATA_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "inventory": {
+            "type": "object",
+            "properties": {
+                "bmc_address": _OPTIONAL_STRING,
+                "bmc_v6address": _OPTIONAL_STRING,
+                "interfaces": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                        "type": "object",
+                        "properties": {"mac_address": {"type": "string"}},
+                        "required": ["mac_address"],
+                    },
+                },
+            },
+            "required": ["interfaces"],
+        },
+    },
+    "required": ["inventory"],
+}
+
+
+def _bmc_addresses(inventory: dict) -> list[str]:
+    found = []
+    for key in ("bmc_address", "bmc_v6address"):
+        value = inventory.get(key)
+        if not value:
+            continue
+        try:
+            ip = ipaddress.ip_address(value.split("/")[0].split("%")[0])
+        except ValueError:
+            continue
+        if not ip.is_unspecified:
+            found.append(str(ip))
+    return found
+
+
+def _macs(inventory: dict) -> list[str]:
+    return sorted({utils.normalize_mac(i["mac_address"])
+                   for i in inventory["interfaces"]
+                   if utils.is_valid_mac(i["mac_address"])})
+
+
+class ContinueInspectionController(rest.RestController):
+
+    @expose()
+    @api_method(status=202)
+    def post(self, node_uuid: str | None = None):
+        ver = method.version()
+        if ver != 1 and ver < NEW_VERSION or (node_uuid is not None
+                                               and ver < NEW_VERSION):
+            raise exception.NotFound(
+                f"API version 1.{NEW_VERSION} or newer is required.")
+        policy.authorize("baremetal:node:ipa_continue_inspection",
+                         method.context())
+        if node_uuid is not None:
+            if not utils.is_uuid_like(node_uuid):
+                raise exception.InvalidUUID(uuid=node_uuid)
+            node_uuid = utils.normalize_uuid(node_uuid)
+        data = method.json_body()
+        api_utils.validate(DATA_SCHEMA, data, "inspection data")
+        inventory = data.pop("inventory")
+        macs, bmc = _macs(inventory), _bmc_addresses(inventory)
+        if not macs and not bmc and not node_uuid:
+            raise exception.InvalidParameterValue(
+                err="No lookup information provided: the inventory has no "
+                    "valid MAC address nor BMC address.")
+        node = inspection_lookup.lookup_node(macs, bmc, node_uuid)
+        api = _rpc()
+        ctx = method.context()
+        token = None
+        if ver >= NEW_VERSION:
+            # Before the data is processed: issuing takes the node lock,
+            # which processing holds for a while.
+            token = api.issue_agent_token(ctx, node)
+        api.continue_inspection(ctx, node, inventory, data)
+        if ver >= NEW_VERSION:
+            return lookup_view(_lookup_fields(node), token)
+        return {"uuid": node.uuid}

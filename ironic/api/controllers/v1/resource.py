@@ -1,0 +1,268 @@
+"""Plumbing shared by the port, portgroup and chassis controllers.
+
+A ``Spec`` names a resource's fields (the object's declared fields plus the
+API-only ones such as ``node_uuid`` or ``links``) with the microversion that
+introduced each. Collections, ``fields=`` selection, sorting, bodies and
+patches are checked against it, so a field never appears, filters or sorts
+before its version: a field a client names too early is 406, a field that
+never existed is 400.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+from typing import Any, Iterable
+
+from ironic.api.controllers.v1 import utils as api_utils
+from ironic.common import exception, utils
+from ironic.db import api as db_api
+from ironic.db.sqlalchemy.types import JSONText
+
+COMMON_LIST_PARAMS = frozenset(
+    {"limit", "marker", "sort_key", "sort_dir", "fields", "detail"})
+
+
+@dataclasses.dataclass(frozen=True)
+class Spec:
+    """What the API knows about one resource."""
+
+    singular: str
+    collection: str
+    obj_cls: type
+    model: type
+    #: API-only fields (not columns) -> minor version that added them.
+    api_fields: dict[str, int]
+    default_fields: tuple[str, ...]
+    #: API field -> column holding the data it is rendered from.
+    sources: dict[str, str] = dataclasses.field(default_factory=dict)
+
+    def since(self, name: str) -> int | None:
+        if name in self.api_fields:
+            return self.api_fields[name]
+        field = self.obj_cls.fields.get(name)
+        return field.since if field else None
+
+    def known(self) -> list[str]:
+        names = list(self.obj_cls.fields) + list(self.api_fields)
+        return [n for n in names if self.since(n) is not None]
+
+    def visible(self, ver: int) -> list[str]:
+        return [n for n in self.known() if self.since(n) <= ver]
+
+    def columns_for(self, fields: Iterable[str]) -> list[str]:
+        """Database columns needed to render ``fields``."""
+        cols = {"id", "uuid"}
+        for name in fields:
+            if name in self.sources:
+                cols.add(self.sources[name])
+            elif name in self.obj_cls.fields:
+                cols.add(name)
+        table_cols = self.model.__table__.columns.keys()
+        return [c for c in table_cols if c in cols]
+
+
+def iso(value: datetime.datetime | None) -> str | None:
+    if value is None:
+        return None
+    return value.replace(tzinfo=datetime.timezone.utc).isoformat()
+
+
+def check_names(spec: Spec, names: Iterable[str], ver: int,
+                what: str = "field") -> None:
+    """400 for names the resource never had, 406 for ones too new."""
+    known = set(spec.known())
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise exception.InvalidParameterValue(
+            err=f"Unknown {what}(s) for {spec.singular}: "
+                f"{', '.join(sorted(unknown))}")
+    for name in names:
+        since = spec.since(name)
+        if since > ver:
+            raise exception.NotAcceptable(
+                f"The {what} '{name}' of {spec.singular} needs API version "
+                f"1.{since} or newer.")
+
+
+def need_version(ver: int, minor: int, what: str) -> None:
+    if ver < minor:
+        raise exception.NotAcceptable(
+            f"{what} needs API version 1.{minor} or newer.")
+
+
+@dataclasses.dataclass
+class ListArgs:
+    fields: list[str]
+    limit: int
+    marker: str | None
+    sort_key: str
+    sort_dir: str
+
+
+def _parse_fields(spec: Spec, raw: str | None, ver: int) -> list[str] | None:
+    if raw is None:
+        return None
+    need_version(ver, 8, "The 'fields' parameter")
+    wanted = [f.strip() for f in raw.split(",") if f.strip()]
+    check_names(spec, wanted, ver)
+    return wanted
+
+
+def _sort_key(spec: Spec, raw: str | None, ver: int) -> str:
+    key = raw or "id"
+    if key == "id":
+        return key
+    column = spec.model.__table__.columns.get(key)
+    # JSON documents have no meaningful order.
+    sortable = key in spec.obj_cls.fields and column is not None and \
+        not isinstance(column.type, JSONText)
+    if not sortable:
+        raise exception.InvalidParameterValue(
+            err=f"The sort_key value \"{key}\" is an invalid field for "
+                f"sorting")
+    check_names(spec, [key], ver, "sort key")
+    return key
+
+
+def list_args(spec: Spec, params: dict[str, Any], *, detail: bool,
+              ver: int, filters: Iterable[str]) -> ListArgs:
+    """Validate the query of a list request."""
+    unknown = set(params) - COMMON_LIST_PARAMS - set(filters)
+    if unknown:
+        raise exception.InvalidParameterValue(
+            err=f"Unknown query parameter(s): {', '.join(sorted(unknown))}")
+    fields = _parse_fields(spec, params.get("fields"), ver)
+    if params.get("detail") is not None:
+        need_version(ver, 43, "The 'detail' parameter")
+        detail = detail or bool(api_utils.parse_bool(params["detail"],
+                                                     "detail"))
+    if fields is not None and detail:
+        raise exception.InvalidParameterValue(
+            err="Can not specify ?detail=True and fields in the same "
+                "request.")
+    if fields is None:
+        fields = spec.visible(ver) if detail else [
+            f for f in spec.default_fields if spec.since(f) <= ver]
+    if "links" not in fields:
+        # The API always links each item, whatever fields were asked for.
+        fields = fields + ["links"]
+    return ListArgs(
+        fields=fields,
+        limit=api_utils.parse_limit(params.get("limit")),
+        marker=api_utils.check_marker(params.get("marker")),
+        sort_key=_sort_key(spec, params.get("sort_key"), ver),
+        sort_dir=api_utils.parse_sort_dir(params.get("sort_dir")))
+
+
+def one_args(spec: Spec, params: dict[str, Any], ver: int) -> list[str]:
+    """The fields to show for a GET of one item."""
+    unknown = set(params) - {"fields"}
+    if unknown:
+        raise exception.InvalidParameterValue(
+            err=f"Unknown query parameter(s): {', '.join(sorted(unknown))}")
+    fields = _parse_fields(spec, params.get("fields"), ver)
+    if fields is None:
+        return spec.visible(ver)
+    return fields + (["links"] if "links" not in fields else [])
+
+
+def check_body(spec: Spec, body: dict, creatable: Iterable[str],
+               ver: int) -> None:
+    """Unknown attributes are 400, ones newer than ``ver`` 406."""
+    creatable = set(creatable)
+    unknown = set(body) - creatable
+    if unknown:
+        raise exception.InvalidParameterValue(
+            err=f"Unknown attribute(s) for {spec.singular}: "
+                f"{', '.join(sorted(unknown))}")
+    check_names(spec, list(body), ver, "attribute")
+
+
+def patch_values(spec: Spec, current: dict, patch: list, *, ver: int,
+                 patchable: Iterable[str], required: Iterable[str]
+                 ) -> tuple[dict, set[str]]:
+    """Apply ``patch`` to ``current``, the full document of an item.
+
+    Only the patchable fields of this version may be touched. Returns the
+    patchable fields of the result (all of them, so the caller validates the
+    whole item) and the names whose value changed.
+    """
+    visible = set(spec.visible(ver))
+    patchable = set(patchable)
+    allowed = patchable & visible
+    patched = api_utils.apply_patch(
+        current, patch, read_only=visible - allowed, required=required,
+        allowed_roots=allowed)
+    doc = {k: patched.get(k) for k in patchable}
+    changed = {k for k in patchable if current.get(k) != patched.get(k)}
+    return doc, changed
+
+
+def as_bool(value: Any, name: str) -> bool:
+    """A boolean body value; like the reference, 'true'/'false' strings too."""
+    if isinstance(value, bool):
+        return value
+    parsed = api_utils.parse_bool(value, name) if isinstance(value, str) \
+        else None
+    if parsed is None:
+        raise exception.InvalidParameterValue(
+            err=f"Invalid value for {name}: {value!r}; expected a boolean.")
+    return parsed
+
+
+def normalize_mac(value: Any, what: str = "address") -> str:
+    if not utils.is_valid_mac(value):
+        raise exception.InvalidMAC(mac=value)
+    return utils.normalize_mac(value)
+
+
+def node_for_body(ident: Any, *, allow_name: bool):
+    """The node a body refers to; a missing one is the client's error (400).
+    """
+    from ironic.objects.node import Node
+    if not isinstance(ident, str) or not (
+            utils.is_uuid_like(ident) or
+            (allow_name and utils.is_valid_logical_name(ident))):
+        if allow_name:
+            raise exception.InvalidUuidOrName(name=ident)
+        raise exception.InvalidUUID(uuid=ident)
+    try:
+        return Node.get(ident)
+    except exception.NodeNotFound as e:
+        raise exception.InvalidParameterValue(err=str(e)) from e
+
+
+def find_node(ident: str, ver: int):
+    """The node a URL or a filter names: by UUID, or by name from 1.5."""
+    from ironic.objects.node import Node
+    if utils.is_uuid_like(ident):
+        return Node.get(utils.normalize_uuid(ident))
+    if utils.is_valid_logical_name(ident):
+        need_version(ver, 5, "Naming a node by its logical name")
+        return Node.get(ident)
+    raise exception.NodeNotFound(node=ident)
+
+
+def check_unlocked(*node_ids: int) -> None:
+    """409 when a conductor holds the lock of one of these nodes.
+
+    Ports and portgroups describe the node's wiring; the conductor working
+    on a locked node relies on it staying as it is.
+    """
+    from ironic.objects.node import Node
+    for node_id in dict.fromkeys(node_ids):
+        node = Node.get(node_id)
+        if node.reservation:
+            raise exception.NodeLocked(node=node.uuid,
+                                       host=node.reservation)
+
+
+def node_uuids(rows: list[dict]) -> dict[int, str]:
+    return db_api.get_instance().uuids_for_ids(
+        "node", (r.get("node_id") for r in rows))
+
+
+def portgroup_uuids(rows: list[dict]) -> dict[int, str]:
+    return db_api.get_instance().uuids_for_ids(
+        "portgroup", (r.get("portgroup_id") for r in rows))

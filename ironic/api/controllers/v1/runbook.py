@@ -1,0 +1,253 @@
+"""/v1/runbooks (1.92): named, ordered steps projects may run on nodes.
+
+A runbook replaces explicit steps when cleaning or servicing a node whose
+traits include the runbook's name; the conductor runs it. Here runbooks are
+stored, validated and served. From 1.112 a runbook has a description and
+its own traits (``/v1/runbooks/{runbook}/traits``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pecan
+from pecan import rest
+
+from ironic.api import method
+from ironic.api.controllers.v1 import deploy_template, node_sub
+from ironic.api.controllers.v1 import node as node_api
+from ironic.api.controllers.v1 import utils as api_utils
+from ironic.api.method import api_method, expose
+from ironic.common import exception, policy, utils
+from ironic.db import api as db_api
+from ironic.db.sqlalchemy import models
+
+MIN_VERSION = 92
+TRAITS_VERSION = 112
+_FIELDS = {"uuid": 92, "name": 92, "steps": 92, "disable_ramdisk": 92,
+           "public": 92, "owner": 92, "extra": 92, "description": 112,
+           "traits": 112, "created_at": 92, "updated_at": 92, "links": 92}
+_DEFAULT_FIELDS = ("uuid", "name", "links")
+_SORT_KEYS = {"id", "uuid", "name", "owner", "created_at", "updated_at"}
+_STEP = {
+    "type": "object",
+    "properties": {
+        "interface": {"type": "string",
+                      "enum": list(deploy_template.STEP_INTERFACES)},
+        "step": {"type": "string", "minLength": 1, "maxLength": 255},
+        "args": {"type": "object"},
+        "order": {"type": "integer", "minimum": 0},
+    },
+    "required": ["interface", "step", "args", "order"],
+    "additionalProperties": False,
+}
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "uuid": {"type": ["string", "null"]},
+        "name": {"type": "string", "minLength": 1, "maxLength": 255},
+        "steps": {"type": "array", "minItems": 1, "items": _STEP},
+        "disable_ramdisk": {"type": "boolean"},
+        "public": {"type": "boolean"},
+        "owner": {"type": ["string", "null"], "maxLength": 255},
+        "extra": {"type": "object"},
+        "description": {"type": ["string", "null"], "maxLength": 4096},
+    },
+    "required": ["name", "steps"],
+    "additionalProperties": False,
+}
+_EDITABLE = ("name", "steps", "disable_ramdisk", "public", "owner",
+             "extra", "description")
+
+
+def _visible(ver: int) -> list[str]:
+    return [f for f, since in _FIELDS.items() if since <= ver]
+
+
+def _validate(doc: dict, ver: int) -> dict:
+    if "description" in doc and ver < TRAITS_VERSION:
+        raise exception.NotAcceptable(
+            f"'description' needs API version 1.{TRAITS_VERSION} or newer.")
+    api_utils.validate(SCHEMA, doc, "runbook")
+    node_sub.validate_trait(doc["name"])
+    orders = [s["order"] for s in doc["steps"]]
+    if len(set(orders)) != len(orders):
+        raise exception.InvalidParameterValue(
+            err="Each step of a runbook needs its own 'order'.")
+    values = dict(doc)
+    if values.get("uuid") is None:
+        values.pop("uuid", None)
+    elif not utils.is_uuid_like(values["uuid"]):
+        raise exception.InvalidUUID(uuid=values["uuid"])
+    else:
+        values["uuid"] = utils.normalize_uuid(values["uuid"])
+    values.setdefault("extra", {})
+    return values
+
+
+def _views(rows: list, fields: list[str]) -> list[dict]:
+    traits = {}
+    if "traits" in fields:
+        traits = db_api.get_instance().get_runbook_traits(
+            [r.id for r in rows])
+    out = []
+    for row in rows:
+        doc: dict[str, Any] = {}
+        for name in fields:
+            if name == "links":
+                doc[name] = api_utils.link("runbooks", row.uuid)
+            elif name == "traits":
+                doc[name] = traits.get(row.id, [])
+            elif name in ("created_at", "updated_at"):
+                doc[name] = node_api.iso(getattr(row, name))
+            else:
+                doc[name] = getattr(row, name)
+        out.append(doc)
+    return out
+
+
+def _get(ident: str):
+    dbapi = db_api.get_instance()
+    if utils.is_uuid_like(ident):
+        return dbapi.get_runbook(utils.normalize_uuid(ident))
+    return dbapi.get_runbook(ident, by_name=True)
+
+
+def _list(params: dict, ver: int) -> dict:
+    unknown = set(params) - {"limit", "marker", "sort_key", "sort_dir",
+                             "fields", "detail", "public", "project"}
+    if unknown:
+        raise exception.InvalidParameterValue(
+            err=f"Unknown query parameter(s): {', '.join(sorted(unknown))}")
+    fields = api_utils.parse_fields(params.get("fields"), _visible(ver))
+    detail = api_utils.parse_bool(params.get("detail"), "detail")
+    if fields and detail:
+        raise exception.InvalidParameterValue(
+            err="Can not specify ?detail=True and fields in the same "
+                "request.")
+    fields = fields or (_visible(ver) if detail else list(_DEFAULT_FIELDS))
+    sort_key = params.get("sort_key") or "id"
+    if sort_key not in _SORT_KEYS:
+        raise exception.InvalidParameterValue(
+            err=f"The sort_key value \"{sort_key}\" is an invalid field for "
+                f"sorting")
+    R = models.Runbook
+    filters = []
+    if params.get("public") is not None:
+        filters.append(R.public.is_(
+            api_utils.parse_bool(params["public"], "public")))
+    if params.get("project") is not None:
+        filters.append(R.owner == params["project"])
+    limit = api_utils.parse_limit(params.get("limit"))
+    rows = db_api.get_instance().get_runbook_list(
+        filters, limit=limit,
+        marker=api_utils.check_marker(params.get("marker")),
+        sort_key=sort_key,
+        sort_dir=api_utils.parse_sort_dir(params.get("sort_dir")))
+    return api_utils.collection("runbooks", _views(rows, fields), limit,
+                                "runbooks", params,
+                                rows[-1].uuid if rows else None)
+
+
+class RunbookTraitsController(rest.RestController):
+    def __init__(self, ident: str):
+        self.ident = ident
+
+    @expose()
+    @api_method(min_version=TRAITS_VERSION)
+    def get_all(self):
+        policy.authorize("baremetal:runbook:get", method.context())
+        rb = _get(self.ident)
+        return {"traits": db_api.get_instance().get_runbook_traits(
+            [rb.id])[rb.id]}
+
+    @expose()
+    @api_method(min_version=TRAITS_VERSION, status=204)
+    def put(self, trait: str | None = None):
+        policy.authorize("baremetal:runbook:update", method.context())
+        rb = _get(self.ident)
+        dbapi = db_api.get_instance()
+        if trait is None:
+            dbapi.set_runbook_traits(rb.id, node_sub._traits_body())
+            return
+        node_sub.validate_trait(trait)
+        current = dbapi.get_runbook_traits([rb.id])[rb.id]
+        if trait not in current and len(current) >= node_sub.TRAIT_LIMIT:
+            raise exception.InvalidParameterValue(
+                err=f"A runbook can have at most {node_sub.TRAIT_LIMIT} "
+                    f"traits.")
+        dbapi.set_runbook_traits(rb.id, [trait], replace=False)
+
+    @expose()
+    @api_method(min_version=TRAITS_VERSION, status=204)
+    def delete(self, trait: str | None = None):
+        policy.authorize("baremetal:runbook:update", method.context())
+        rb = _get(self.ident)
+        dbapi = db_api.get_instance()
+        if trait is None:
+            dbapi.set_runbook_traits(rb.id, [])
+        else:
+            dbapi.delete_runbook_trait(rb.id, trait)
+
+
+class RunbooksController(rest.RestController):
+    @expose()
+    def _lookup(self, ident, sub=None, *remainder):
+        if sub == "traits":
+            return RunbookTraitsController(ident), remainder
+        pecan.abort(404)
+
+    @expose()
+    @api_method(min_version=MIN_VERSION)
+    def get_all(self, **params):
+        policy.authorize("baremetal:runbook:get", method.context())
+        return _list(params, method.version())
+
+    @expose()
+    @api_method(min_version=MIN_VERSION)
+    def get_one(self, ident, **params):
+        policy.authorize("baremetal:runbook:get", method.context())
+        if set(params) - {"fields"}:
+            raise exception.InvalidParameterValue(
+                err="Only 'fields' may be given when showing a runbook.")
+        ver = method.version()
+        fields = api_utils.parse_fields(params.get("fields"), _visible(ver))
+        return _views([_get(ident)], fields or _visible(ver))[0]
+
+    @expose()
+    @api_method(min_version=MIN_VERSION, status=201)
+    def post(self):
+        policy.authorize("baremetal:runbook:create", method.context())
+        ver = method.version()
+        values = _validate(method.json_body(), ver)
+        obj = db_api.get_instance().save_runbook(values)
+        pecan.response.location = (f"{method.public_url()}/v1/runbooks/"
+                                   f"{obj.uuid}")
+        return _views([obj], _visible(ver))[0]
+
+    @expose()
+    @api_method(min_version=MIN_VERSION)
+    def patch(self, ident):
+        policy.authorize("baremetal:runbook:update", method.context())
+        ver = method.version()
+        patch = method.json_body(list)
+        obj = _get(ident)
+        editable = [f for f in _EDITABLE if _FIELDS[f] <= ver]
+        current = {f: getattr(obj, f) for f in ("uuid", *editable)}
+        patched = api_utils.apply_patch(
+            current, patch, read_only={"uuid"}, required=("name", "steps"),
+            allowed_roots=set(editable))
+        patched = {k: v for k, v in patched.items()
+                   if not (k == "description" and v is None
+                           and ver < TRAITS_VERSION)}
+        values = _validate(patched, ver)
+        changed = {k: v for k, v in values.items()
+                   if k != "uuid" and getattr(obj, k) != v}
+        obj = db_api.get_instance().save_runbook(changed, obj.id)
+        return _views([obj], _visible(ver))[0]
+
+    @expose()
+    @api_method(min_version=MIN_VERSION, status=204)
+    def delete(self, ident):
+        policy.authorize("baremetal:runbook:delete", method.context())
+        db_api.get_instance().destroy_runbook(_get(ident).id)

@@ -1,0 +1,24 @@
+"""/v1/shards (1.82): the shards nodes are assigned to, with counts."""
+
+from __future__ import annotations
+
+from pecan import rest
+
+from ironic.api import method
+from ironic.api.method import api_method, expose
+from ironic.common import exception, policy
+from ironic.db import api as db_api
+
+
+class ShardsController(rest.RestController):
+    @expose()
+    @api_method(min_version=82)
+    def get_all(self, **params):
+        policy.authorize("baremetal:shards:get", method.context())
+        if params:
+            raise exception.InvalidParameterValue(
+                err=f"Unknown query parameter(s): {', '.join(params)}")
+        # Unsharded nodes are reported under the name "None".
+        return {"shards": [
+            {"name": str(name), "count": count}
+            for name, count in db_api.get_instance().get_shard_counts()]}

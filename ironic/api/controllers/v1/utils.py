@@ -1,0 +1,192 @@
+"""Helpers shared by the v1 resource controllers."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+from urllib.parse import urlencode
+
+import jsonpatch
+import jsonschema
+from oslo_utils import strutils
+
+from ironic.api import method
+from ironic.common import exception
+from ironic.conf import CONF
+
+MASK = "******"
+_SECRET_KEY_HINTS = ("password", "secret", "token", "credential", "key",
+                     "auth")
+
+
+def link(resource: str, ident: str, url: str | None = None,
+         bookmark_only: bool = False) -> list[dict[str, str]]:
+    url = url or method.public_url()
+    self_link = {"href": f"{url}/v1/{resource}/{ident}", "rel": "self"}
+    bookmark = {"href": f"{url}/{resource}/{ident}", "rel": "bookmark"}
+    return [bookmark] if bookmark_only else [self_link, bookmark]
+
+
+def mask_secrets(info: dict | None) -> dict:
+    """A copy of ``info`` with every credential-like value masked."""
+    if not info:
+        return {} if info is None else info
+    return strutils.mask_dict_password(info, MASK)
+
+
+def parse_bool(value: str | bool | None, name: str) -> bool | None:
+    if value is None or isinstance(value, bool):
+        return value
+    try:
+        return strutils.bool_from_string(value, strict=True)
+    except ValueError as e:
+        raise exception.InvalidParameterValue(
+            err=f"Invalid value for {name}: {value!r}; expected a "
+                f"boolean.") from e
+
+
+def parse_limit(limit: str | int | None) -> int:
+    max_limit = CONF.api.max_limit
+    if limit is None:
+        return max_limit
+    try:
+        value = int(limit)
+    except (TypeError, ValueError) as e:
+        raise exception.InvalidParameterValue(
+            err=f"Invalid limit {limit!r}: expected an integer.") from e
+    if value < 0:
+        raise exception.InvalidParameterValue(
+            err="Limit must be a positive integer.")
+    return min(value, max_limit) if value else max_limit
+
+
+def parse_sort_dir(sort_dir: str | None) -> str:
+    sort_dir = (sort_dir or "asc").lower()
+    if sort_dir not in ("asc", "desc"):
+        raise exception.InvalidParameterValue(
+            err=f"Invalid sort direction: {sort_dir}. Acceptable values are "
+                f"'asc' or 'desc'")
+    return sort_dir
+
+
+def parse_fields(fields: str | None, allowed: Iterable[str]
+                 ) -> list[str] | None:
+    """The list of fields a client asked for, all validated."""
+    if fields is None:
+        return None
+    if method.version() < 8:
+        raise exception.NotAcceptable(
+            "The 'fields' parameter needs API version 1.8 or newer.")
+    wanted = [f.strip() for f in fields.split(",") if f.strip()]
+    allowed = set(allowed)
+    bad = [f for f in wanted if f not in allowed]
+    if bad:
+        raise exception.InvalidParameterValue(
+            err=f"Field(s) \"{', '.join(bad)}\" are not valid")
+    return wanted
+
+
+def check_marker(marker: str | None) -> str | None:
+    if marker is not None and not _is_uuid(marker):
+        raise exception.InvalidUUID(uuid=marker)
+    return marker
+
+
+def _is_uuid(value: str) -> bool:
+    from ironic.common import utils
+    return utils.is_uuid_like(value)
+
+
+def collection(key: str, items: list[dict], limit: int, resource_url: str,
+               query: dict[str, Any], last_uuid: str | None) -> dict:
+    """A collection document with a ``next`` link when a page is full."""
+    doc: dict[str, Any] = {key: items}
+    if limit and len(items) >= limit and last_uuid:
+        params = {k: v for k, v in query.items()
+                  if v is not None and k not in ("marker", "limit")}
+        params["limit"] = limit
+        params["marker"] = last_uuid
+        doc["next"] = (f"{method.public_url()}/v1/{resource_url}?"
+                       f"{urlencode(params)}")
+    return doc
+
+
+# Compiled validators by schema identity: building one (and checking the
+# schema against the metaschema, as jsonschema.validate does on every call)
+# costs more than most requests.
+_VALIDATORS: dict[int, Any] = {}
+
+
+def _validator(schema: dict) -> Any:
+    validator = _VALIDATORS.get(id(schema))
+    if validator is None or validator.schema is not schema:
+        cls = jsonschema.validators.validator_for(schema)
+        cls.check_schema(schema)
+        validator = _VALIDATORS[id(schema)] = cls(schema)
+    return validator
+
+
+def validate(schema: dict, doc: Any, what: str) -> None:
+    e = jsonschema.exceptions.best_match(_validator(schema).iter_errors(doc))
+    if e is not None:
+        where = "/".join(str(p) for p in e.absolute_path)
+        prefix = f"Invalid {what}" + (f" field '{where}'" if where else "")
+        raise exception.InvalidParameterValue(err=f"{prefix}: {e.message}")
+
+
+PATCH_SCHEMA = {
+    "type": "array",
+    "minItems": 1,
+    "items": {
+        "type": "object",
+        "properties": {
+            "op": {"type": "string",
+                   "enum": ["add", "replace", "remove"]},
+            "path": {"type": "string", "pattern": "^/[^/]"},
+            "value": {},
+        },
+        "required": ["op", "path"],
+        "additionalProperties": False,
+    },
+}
+
+
+def apply_patch(doc: dict, patch: Sequence[dict], *,
+                read_only: Iterable[str], required: Iterable[str] = (),
+                allowed_roots: Iterable[str]) -> dict:
+    """Apply an RFC 6902 patch to ``doc`` as one unit.
+
+    Only add/replace/remove, only on ``allowed_roots``; read-only fields may
+    not be touched and required fields may not be removed. The result is
+    returned for whole-document validation by the caller.
+    """
+    validate(PATCH_SCHEMA, patch, "patch")
+    read_only, required = set(read_only), set(required)
+    allowed_roots = set(allowed_roots)
+    for op in patch:
+        root = op["path"].split("/")[1]
+        if root in read_only:
+            raise exception.PatchError(
+                patch=op, reason=f"'{op['path']}' is an internal attribute "
+                                 f"and can not be updated")
+        if root not in allowed_roots:
+            raise exception.PatchError(
+                patch=op, reason=f"'{op['path']}' is not a known attribute")
+        if op["op"] != "remove" and "value" not in op:
+            raise exception.PatchError(
+                patch=op, reason="'value' is required for add and replace")
+        if op["op"] == "remove" and op["path"] == f"/{root}" and \
+                root in required:
+            raise exception.PatchError(
+                patch=op, reason=f"'{op['path']}' is a mandatory attribute "
+                                 f"and can not be removed")
+    try:
+        result = jsonpatch.apply_patch(doc, list(patch))
+    except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException,
+            KeyError, IndexError, TypeError) as e:
+        raise exception.PatchError(patch=patch, reason=str(e)) from e
+    for name in required:
+        if result.get(name) is None:
+            raise exception.PatchError(
+                patch=patch, reason=f"'/{name}' is a mandatory attribute "
+                                    f"and can not be removed")
+    return result

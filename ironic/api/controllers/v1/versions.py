@@ -1,0 +1,295 @@
+"""Bare Metal API microversions: what each one changed, in our own words.
+
+Every minor version 1.1 .. 1.115 of the public API is recorded in
+``HISTORY`` with who builds it here and whether it works today. The
+advertised maximum is *computed* from that record, never typed in:
+
+* ``STRICT_MAX`` is the highest version such that it and every version
+  below it are implemented, all components counted (API, conductor,
+  drivers, agent endpoints). This is the number the API contract asks for.
+* ``MAX_VERSION`` is what the service advertises. It applies the same rule
+  but lets through versions whose only missing part belongs to a component
+  still being built by another issue (``DEFERRED_AREAS``), and it is never
+  above ``CEILING``: nothing raises it past a version whose API side is not
+  done, and nothing raises it above the ceiling the foundation shipped until
+  the strict rule allows it.
+
+``BLOCKERS`` (computed) lists, per version, what is still missing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+# Who builds a version's missing parts.
+NODE = "node"            # node fields/filters/endpoints in v1/node.py
+PORT = "port"            # ports, portgroups, chassis (the `ports` work)
+API = "api"              # API- or database-only resources and behaviour
+CONDUCTOR = "conductor"  # state machine, RPC, locks, periodic work (issue 3)
+DRIVERS = "drivers"      # hardware types and interfaces (issue 4)
+AGENT = "agent"          # ramdisk endpoints: lookup, heartbeat, inspection
+INFO = "info"            # a signifier only; nothing to build
+
+# Areas owned by issues still in progress; their gaps hold back
+# STRICT_MAX but not MAX_VERSION (which CEILING bounds instead).
+DEFERRED_AREAS = frozenset({PORT, CONDUCTOR, DRIVERS, AGENT})
+
+
+@dataclasses.dataclass(frozen=True)
+class Change:
+    """What one microversion changed and whether we serve it."""
+
+    summary: str
+    #: Areas whose work the version needs (the first is the main one).
+    areas: tuple[str, ...]
+    #: True when every part of the change works here today.
+    implemented: bool
+    #: What is still missing, per area (empty when implemented).
+    needs: dict[str, str] = dataclasses.field(default_factory=dict)
+
+
+def _done(summary: str, *areas: str) -> Change:
+    return Change(summary, areas or (NODE,), True)
+
+
+def _todo(summary: str, **needs: str) -> Change:
+    return Change(summary, tuple(needs), False, dict(needs))
+
+
+HISTORY: dict[int, Change] = {
+    1: _done("Versioning starts: node maintenance_reason and the "
+             "maintenance endpoint; vendor passthru (sync/async, any HTTP "
+             "verb, discoverable); a config drive kept for deployment.",
+             NODE, CONDUCTOR, DRIVERS),
+    2: _done("The former null provision state is shown as 'available'."),
+    3: _done("Nodes expose driver_internal_info (read-only)."),
+    4: _done("'manageable' state and the 'manage' verb.", CONDUCTOR),
+    5: _done("Logical node names (hostname syntax) usable as identifiers."),
+    6: _done("Inspection: 'inspect' verb, inspecting/inspect failed "
+             "states, inspection_started_at/finished_at.", CONDUCTOR),
+    7: _done("Nodes expose clean_step."),
+    8: _done("'fields' selects the returned fields of resources.", PORT),
+    9: _done("Node lists filter by provision_state."),
+    10: _done("Node names may use every RFC 3986 unreserved character."),
+    11: _done("New nodes start in 'enroll' instead of 'available'."),
+    12: _done("RAID: raid_config/target_raid_config on nodes, PUT "
+              "states/raid checked by the raid interface against the "
+              "public schema, driver logical-disk properties.",
+              NODE, CONDUCTOR, DRIVERS),
+    13: _done("'abort' verb for nodes in clean wait.", CONDUCTOR),
+    14: _done("The states sub-resource and driver properties are linked.",
+              NODE, DRIVERS),
+    15: _done("Manual cleaning from manageable with explicit clean_steps.", CONDUCTOR),
+    16: _done("Node lists filter by driver."),
+    17: _done("'adopt' verb: manageable to active without deploying.", CONDUCTOR),
+    18: _done("Ports expose internal_info (read-only).", PORT),
+    19: _done("Ports gain local_link_connection and pxe_enabled.", PORT),
+    20: _done("Nodes gain network_interface.", NODE, DRIVERS),
+    21: _done("Nodes gain resource_class (and the filter)."),
+    22: _done("Ramdisk endpoints: /lookup finds a node by MAC or UUID "
+              "for its agent, /heartbeat reaches its conductor.",
+              AGENT, CONDUCTOR),
+    23: _done("The /portgroups resource.", PORT),
+    24: _done("Portgroups of a node, ports of a portgroup, "
+              "port.portgroup_uuid.", PORT),
+    25: _done("A node's chassis_uuid may be removed."),
+    26: _done("Portgroups gain mode and properties.", PORT),
+    27: _done("Soft power off/reboot targets and a power timeout.", CONDUCTOR),
+    28: _done("/nodes/{n}/vifs to list, attach and detach VIFs through "
+              "the node's network interface (flat records them on ports).",
+              NODE, CONDUCTOR, DRIVERS),
+    29: _done("Inject NMI through /nodes/{n}/management/inject_nmi.",
+              NODE, CONDUCTOR, DRIVERS),
+    30: _done("Hardware types in /drivers: type and detail filters, "
+              "default and enabled interfaces.", DRIVERS),
+    31: _done("Nodes gain boot/console/deploy/inspect/management/power/"
+              "raid/vendor interface fields.", NODE, DRIVERS),
+    32: _done("Volume connectors and targets (/volume, node volume "
+              "sub-resources).", API),
+    33: _done("Nodes gain storage_interface; drivers show its defaults.",
+              NODE, DRIVERS),
+    34: _done("Ports gain physical_network.", PORT),
+    35: _done("A config drive may accompany 'rebuild'.", CONDUCTOR),
+    36: _done("Heartbeats may carry agent_version, recorded on the "
+              "node.", AGENT),
+    37: _done("Node traits: /nodes/{n}/traits and the traits field."),
+    38: _done("Rescue/unrescue verbs and states; rescue_interface.", CONDUCTOR),
+    39: _done("Asynchronous (in-band) inspection waits in 'inspect "
+              "wait'; older versions see it as 'inspecting'.",
+              CONDUCTOR, DRIVERS),
+    40: _done("BIOS settings under /nodes/{n}/bios; bios_interface.", API),
+    41: _done("'abort' moves a node from inspect wait to inspect "
+              "failed (406 before).", CONDUCTOR, DRIVERS),
+    42: _done("Nodes expose fault (and a fault filter)."),
+    43: _done("?detail=true on list endpoints.", PORT),
+    44: _done("Nodes expose deploy_step."),
+    45: _done("PATCH ?reset_interfaces resets interfaces when the driver "
+              "changes.", NODE, DRIVERS),
+    46: _done("Nodes gain conductor_group (field and filter)."),
+    47: _done("Per-node automated_clean.", CONDUCTOR),
+    48: _done("protected/protected_reason guard deployed nodes.", CONDUCTOR),
+    49: _done("/conductors resource and the node conductor field.", API, CONDUCTOR),
+    50: _done("Nodes gain owner (field and filter)."),
+    51: _done("Nodes gain description (and description_contains)."),
+    52: _done("Allocations: /v1/allocations, /nodes/{n}/allocation, the "
+              "node allocation_uuid field; a conductor finds the node.",
+              API, CONDUCTOR),
+    53: _done("Ports gain is_smartnic.", PORT),
+    54: _done("POST /events for external (network) events.", API),
+    55: _done("Deploy templates: CRUD, and the templates named by the "
+              "instance's traits add or re-prioritise deploy steps.",
+              API, CONDUCTOR),
+    56: _done("A config drive may be given as meta_data/network_data/"
+              "user_data; the conductor builds the ISO image.",
+              CONDUCTOR),
+    57: _done("Allocations' name and extra may be patched.", API),
+    58: _done("An allocation may be created for an already deployed node "
+              "(backfill).", API, CONDUCTOR),
+    59: _done("Config drive parts gain vendor_data "
+              "(vendor_data2.json).", CONDUCTOR),
+    60: _done("Allocations gain owner (field and filter); only nodes it "
+              "owns or leases are picked.", API, CONDUCTOR),
+    61: _done("retired/retired_reason on nodes: a retired node is parked "
+              "in manageable after cleaning and may not be provided.",
+              NODE, CONDUCTOR),
+    62: _done("Agent token: issued by the conductor on the first lookup, "
+              "shown once, required on heartbeats.", AGENT, CONDUCTOR),
+    63: _done("Indicator management under /nodes/{n}/management "
+              "(fake, ipmitool identify LED, redfish).",
+              NODE, CONDUCTOR, DRIVERS),
+    64: _done("local_link_connection network_type (managed/unmanaged).", PORT),
+    65: _done("Nodes gain lessee (field and filter)."),
+    66: _done("Nodes gain network_data."),
+    67: _done("VIF attach to a given port_uuid/portgroup_uuid.",
+              NODE, CONDUCTOR, DRIVERS),
+    68: _done("Heartbeats may carry agent_verify_ca, the agent's TLS "
+              "certificate, kept for talking to it.", AGENT),
+    69: _done("deploy_steps with active/rebuild.", CONDUCTOR),
+    70: _done("disable_ramdisk for manual cleaning: no ramdisk is "
+              "booted, so only out-of-band steps are accepted.",
+              CONDUCTOR),
+    71: _done("Signifier: system-scoped RBAC.", INFO),
+    72: _done("Heartbeats may carry agent_status (start/end/error) and "
+              "agent_status_message, passed to the interface.", AGENT),
+    73: _done("'deploy' and 'undeploy' verb aliases.", CONDUCTOR),
+    74: _done("BIOS registry fields; detail= and fields= on BIOS lists.", API),
+    75: _done("Nodes expose boot_mode and secure_boot (and in /states)."),
+    76: _done("PUT states/boot_mode and states/secure_boot, applied "
+              "by a conductor worker (202).", NODE, CONDUCTOR, DRIVERS),
+    77: _done("fields= on driver list and show.", DRIVERS),
+    78: _done("Node history under /nodes/{n}/history.", API),
+    79: _done("Allocation prefers the node named like it.", CONDUCTOR),
+    80: _done("Project-scoped admins may create and delete nodes.", API),
+    81: _done("/nodes/{n}/inventory: inventory and plugin data of the "
+              "last in-band inspection.", API, AGENT),
+    82: _done("Node shard (field, filters) and GET /shards.", API),
+    83: _done("parent_node, /nodes/{n}/children, include_children and "
+              "parent_node filters."),
+    84: _done("POST /continue_inspection takes the ramdisk's inspection "
+              "data (node_uuid query, lookup-style answer with the agent "
+              "token; the base version keeps the Inspector form).",
+              AGENT, CONDUCTOR, DRIVERS),
+    85: _done("'unhold' verb; clean hold and deploy hold states.", CONDUCTOR),
+    86: _done("firmware_interface; /nodes/{n}/firmware components.",
+              NODE, API, DRIVERS),
+    87: _done("'service' verb and service_step.", CONDUCTOR),
+    88: _done("Ports gain name.", PORT),
+    89: _done("/nodes/{n}/vmedia: attach an image to a virtual device, "
+              "detach some or all (redfish and fake management).",
+              NODE, CONDUCTOR, DRIVERS),
+    90: _done("OVN VTEP switch info in local_link_connection.", PORT),
+    91: _done("'.json' at the end of an identifier is no longer special."),
+    92: _done("Runbooks: CRUD, and 'clean'/'service' with a runbook "
+              "(approved through a node trait) instead of explicit steps.",
+              API, CONDUCTOR),
+    93: _todo("Epoxy-era version the public version history skips (it "
+              "goes from 1.92 to 1.94). Most likely reading a node's "
+              "attached virtual media (GET /v1/nodes/{n}/vmedia, next to "
+              "1.89's attach and detach); no source we could read "
+              "confirms it.",
+              api="confirm the 1.93 change from a public source",
+              conductor="vmedia", drivers="virtual media"),
+    94: _done("Ports may name their node by name.", PORT),
+    95: _done("disable_power_off on nodes: such nodes are rebooted "
+              "(an explicit reset) but never powered off; power-off "
+              "requests answer 400.", NODE, CONDUCTOR, DRIVERS),
+    96: _todo("Inspection rules CRUD.", api="inspection rules resource",
+              agent="rules applied during inspection"),
+    97: _done("Ports gain description.", PORT),
+    98: _done("PATCH paths may address keys containing '~' or '/'."),
+    99: _done("Port and portgroup lists filter by conductor_group.", PORT),
+    100: _done("Ports gain vendor.", PORT),
+    101: _done("Ports gain category.", PORT),
+    102: _done("Portgroups gain physical_network.", PORT),
+    103: _done("Portgroups gain category.", PORT),
+    104: _done("Nodes gain instance_name, kept in step with "
+               "instance_info.display_name."),
+    105: _done("OVN VTEP info removed from local_link_connection.", PORT),
+    106: _done("Portgroup lists filter by shard.", PORT),
+    107: _done("Responses carry x-openstack-request-id.", API),
+    108: _done("disable_ramdisk for the 'service' verb (out-of-band "
+               "steps only, no ramdisk).", CONDUCTOR),
+    109: _done("Nodes expose health (OK, Warning, Critical or null) as "
+               "the BMC reports it, refreshed by the power state sync.",
+               NODE, CONDUCTOR, DRIVERS),
+    110: _todo("Came with the 2026.1 (Gazpacho) series, whose ironic "
+               "35.0 advertises 1.111; that series brought trait-based "
+               "networking and dynamic port groups. The exact change is "
+               "in no reference we could read.",
+               api="find the 1.110 change in a public source"),
+    111: _todo("Also 2026.1 (Gazpacho): the highest version ironic 35.0 "
+               "advertises. The exact change is in no reference we could "
+               "read.", api="find the 1.111 change in a public source"),
+    112: _done("Runbooks gain description and their own traits API.",
+               API),
+    113: _todo("Newer than 1.112 (runbook traits, after 2026.1); known "
+               "to python-ironicclient (it negotiates up to 1.115), but "
+               "the change is in no reference we could read.",
+               api="find the 1.113 change in a public source"),
+    114: _todo("Newer than 1.112; the change is in no reference we could "
+               "read.", api="find the 1.114 change in a public source"),
+    115: _todo("The newest version python-ironicclient knows (its "
+               "LAST_KNOWN_API_VERSION); the change is in no reference we "
+               "could read.",
+               api="find the 1.115 change in a public source"),
+}
+
+MIN_VERSION = 1
+#: Newest version the public API defines (python-ironicclient knows it).
+NEWEST_KNOWN = max(HISTORY)
+#: The foundation advertised 1.38; the maximum is not raised past it until
+#: STRICT_MAX allows, so nothing unimplemented is ever newly advertised.
+CEILING = 38
+
+
+def highest_implemented(history: dict[int, Change],
+                        deferred: frozenset[str] = frozenset()) -> int:
+    """Highest minor N such that 1..N all count as implemented.
+
+    A version counts when it is implemented, or when every area it still
+    needs is in ``deferred``. Answers ``0`` when 1.1 itself does not count.
+    """
+    top = 0
+    for minor in range(1, max(history) + 1):
+        change = history.get(minor)
+        if change is None:
+            break
+        if not (change.implemented or set(change.needs) <= deferred):
+            break
+        top = minor
+    return top
+
+
+def blockers(history: dict[int, Change]) -> dict[int, dict[str, str]]:
+    """What each not-implemented version still needs, by area."""
+    return {minor: dict(change.needs) for minor, change in
+            sorted(history.items()) if not change.implemented}
+
+
+STRICT_MAX = highest_implemented(HISTORY)
+BLOCKERS = blockers(HISTORY)
+MAX_VERSION = max(MIN_VERSION, min(
+    CEILING, highest_implemented(HISTORY, DEFERRED_AREAS)))
+
+MIN_VERSION_STRING = f"1.{MIN_VERSION}"
+MAX_VERSION_STRING = f"1.{MAX_VERSION}"

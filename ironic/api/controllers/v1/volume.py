@@ -1,0 +1,275 @@
+"""/v1/volume: volume connectors and targets (API 1.32).
+
+A connector says how a node reaches remote storage (an iSCSI IQN, a WWPN,
+...); a target is a volume the node boots from or attaches, in boot order.
+Both are plain rows tied to a node. Changing or removing one while the node
+is locked by a conductor or powered on is refused, since the storage
+interface may be using it.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+import pecan
+from pecan import rest
+
+from ironic.api import method
+from ironic.api.controllers.v1 import node as node_api
+from ironic.api.controllers.v1 import utils as api_utils
+from ironic.api.method import api_method, expose
+from ironic.common import exception, policy, states, utils
+from ironic.db import api as db_api
+from ironic.db.sqlalchemy import models
+
+MIN_VERSION = 32
+CONNECTOR_TYPES = ("iqn", "ip", "mac", "wwnn", "wwpn", "port", "portgroup")
+_STRING = {"type": "string", "minLength": 1, "maxLength": 255}
+
+
+class _Kind:
+    """What differs between connectors and targets."""
+
+    def __init__(self, name: str, key: str, model, columns: tuple,
+                 default_fields: tuple, schema: dict):
+        self.name, self.key, self.model = name, key, model
+        self.columns, self.default_fields = columns, default_fields
+        self.schema = {"type": "object", "properties": {
+            "uuid": {"type": ["string", "null"]},
+            "node_uuid": {"type": "string"}, "extra": {"type": "object"},
+            **schema}, "additionalProperties": False,
+            "required": ["node_uuid", *[k for k in schema
+                                         if k != "properties"]]}
+
+    @property
+    def fields(self) -> list[str]:
+        return ["uuid", "node_uuid", *self.columns, "extra", "created_at",
+                "updated_at", "links"]
+
+
+CONNECTORS = _Kind(
+    "volume_connector", "connectors", models.VolumeConnector,
+    ("type", "connector_id"),
+    ("uuid", "node_uuid", "type", "connector_id", "links"),
+    {"type": {"type": "string", "enum": list(CONNECTOR_TYPES)},
+     "connector_id": _STRING})
+TARGETS = _Kind(
+    "volume_target", "targets", models.VolumeTarget,
+    ("volume_type", "properties", "boot_index", "volume_id"),
+    ("uuid", "node_uuid", "volume_type", "boot_index", "volume_id",
+     "links"),
+    {"volume_type": {"type": "string", "minLength": 1, "maxLength": 64},
+     "properties": {"type": "object"},
+     "boot_index": {"type": "integer", "minimum": 0},
+     "volume_id": {"type": "string", "minLength": 1, "maxLength": 36}})
+
+
+def _iso(value: datetime.datetime | None) -> str | None:
+    return node_api.iso(value)
+
+
+def _view(kind: _Kind, row: dict, fields: list[str], node_uuids: dict
+          ) -> dict:
+    out: dict[str, Any] = {}
+    for name in fields:
+        if name == "node_uuid":
+            out[name] = node_uuids.get(row["node_id"])
+        elif name == "links":
+            out[name] = api_utils.link(f"volume/{kind.key}", row["uuid"])
+        elif name in ("created_at", "updated_at"):
+            out[name] = _iso(row.get(name))
+        else:
+            out[name] = row.get(name)
+    return out
+
+
+def _row(obj) -> dict:
+    return {c: getattr(obj, c) for c in obj.__table__.columns.keys()}
+
+
+def _node_id(ident: str) -> int:
+    try:
+        return node_api.get_node(ident).id
+    except exception.NodeNotFound as e:
+        raise exception.InvalidParameterValue(err=str(e)) from e
+
+
+def _list(kind: _Kind, params: dict, node_id: int | None,
+          url: str) -> dict:
+    allowed = {"limit", "marker", "sort_key", "sort_dir", "fields",
+               "detail"} | ({"node"} if node_id is None else set())
+    unknown = set(params) - allowed
+    if unknown:
+        raise exception.InvalidParameterValue(
+            err=f"Unknown query parameter(s): {', '.join(sorted(unknown))}")
+    fields = api_utils.parse_fields(params.get("fields"), kind.fields)
+    detail = api_utils.parse_bool(params.get("detail"), "detail")
+    if detail and method.version() < 43:
+        raise exception.NotAcceptable(
+            "The 'detail' parameter needs API version 1.43 or newer.")
+    if fields and detail:
+        raise exception.InvalidParameterValue(
+            err="Can not specify ?detail=True and fields in the same "
+                "request.")
+    fields = fields or list(kind.fields if detail else kind.default_fields)
+    if params.get("node") is not None:
+        node_id = _node_id(params["node"])
+    filters = [] if node_id is None else [kind.model.node_id == node_id]
+    limit = api_utils.parse_limit(params.get("limit"))
+    rows = db_api.get_instance().get_volume_list(
+        kind.name, filters, limit=limit,
+        marker=api_utils.check_marker(params.get("marker")),
+        sort_key=params.get("sort_key") or "id",
+        sort_dir=api_utils.parse_sort_dir(params.get("sort_dir")))
+    rows = [_row(r) for r in rows]
+    uuids = db_api.get_instance().uuids_for_ids(
+        "node", (r["node_id"] for r in rows))
+    items = [_view(kind, r, fields, uuids) for r in rows]
+    return api_utils.collection(kind.key, items, limit, url, params,
+                                rows[-1]["uuid"] if rows else None)
+
+
+def _show(kind: _Kind, obj, fields: list[str] | None = None) -> dict:
+    row = _row(obj)
+    uuids = db_api.get_instance().uuids_for_ids("node", [row["node_id"]])
+    return _view(kind, row, fields or kind.fields, uuids)
+
+
+def _values(kind: _Kind, doc: dict) -> dict:
+    api_utils.validate(kind.schema, doc, kind.name.replace("_", " "))
+    values = {k: v for k, v in doc.items() if k != "node_uuid"}
+    if values.get("uuid") is None:
+        values.pop("uuid", None)
+    elif not utils.is_uuid_like(values["uuid"]):
+        raise exception.InvalidUUID(uuid=values["uuid"])
+    values["node_id"] = _node_id(doc["node_uuid"])
+    return values
+
+
+def _check_node_idle(node_id: int, action: str) -> None:
+    node = node_api.Node.get(node_id)
+    node_api.check_not_locked(node)
+    if node.power_state == states.POWER_ON:
+        raise exception.InvalidStateRequested(
+            action=action, node=node.uuid, state=node.power_state)
+
+
+class _VolumeCollection(rest.RestController):
+    kind: _Kind
+
+    def __init__(self, node_ident: str | None = None):
+        self.node_ident = node_ident
+
+    def _url(self) -> str:
+        if self.node_ident:
+            return f"nodes/{self.node_ident}/volume/{self.kind.key}"
+        return f"volume/{self.kind.key}"
+
+    @expose()
+    @api_method(min_version=MIN_VERSION)
+    def get_all(self, **params):
+        policy.authorize("baremetal:volume:get", method.context())
+        node_id = None
+        if self.node_ident:
+            node_id = node_api.get_node(self.node_ident).id
+        return _list(self.kind, params, node_id, self._url())
+
+    @expose()
+    @api_method(min_version=MIN_VERSION)
+    def get_one(self, ident, **params):
+        policy.authorize("baremetal:volume:get", method.context())
+        if self.node_ident or set(params) - {"fields"}:
+            raise exception.NotFound()
+        fields = api_utils.parse_fields(params.get("fields"),
+                                        self.kind.fields)
+        return _show(self.kind, self._get(ident), fields)
+
+    def _get(self, ident: str):
+        if not utils.is_uuid_like(ident):
+            raise exception.InvalidUUID(uuid=ident)
+        return db_api.get_instance().get_volume(
+            self.kind.name, utils.normalize_uuid(ident))
+
+    @expose()
+    @api_method(min_version=MIN_VERSION, status=201)
+    def post(self):
+        policy.authorize("baremetal:volume:create", method.context())
+        if self.node_ident:
+            raise exception.HTTPForbidden(resource="volume")
+        values = _values(self.kind, method.json_body())
+        obj = db_api.get_instance().create_volume(self.kind.name, values)
+        pecan.response.location = (f"{method.public_url()}/v1/volume/"
+                                   f"{self.kind.key}/{obj.uuid}")
+        return _show(self.kind, obj)
+
+    @expose()
+    @api_method(min_version=MIN_VERSION)
+    def patch(self, ident):
+        policy.authorize("baremetal:volume:update", method.context())
+        if self.node_ident:
+            raise exception.HTTPForbidden(resource="volume")
+        patch = method.json_body(list)
+        obj = self._get(ident)
+        current = _show(self.kind, obj)
+        editable = {"node_uuid", "extra", *self.kind.columns}
+        patched = api_utils.apply_patch(
+            current, patch, read_only=set(current) - editable,
+            required=["node_uuid", *self.kind.schema["required"]],
+            allowed_roots=editable)
+        doc = {k: patched[k] for k in editable if k in patched}
+        doc.setdefault("extra", {})
+        values = _values(self.kind, doc)
+        _check_node_idle(obj.node_id, f"update {self.kind.name}")
+        if values["node_id"] != obj.node_id:
+            _check_node_idle(values["node_id"], f"update {self.kind.name}")
+        changed = {k: v for k, v in values.items() if getattr(obj, k) != v}
+        obj = db_api.get_instance().update_volume(self.kind.name, obj.id,
+                                                  changed)
+        return _show(self.kind, obj)
+
+    @expose()
+    @api_method(min_version=MIN_VERSION, status=204)
+    def delete(self, ident):
+        policy.authorize("baremetal:volume:delete", method.context())
+        if self.node_ident:
+            raise exception.HTTPForbidden(resource="volume")
+        obj = self._get(ident)
+        _check_node_idle(obj.node_id, f"delete {self.kind.name}")
+        db_api.get_instance().destroy_volume(self.kind.name, obj.id)
+
+
+class ConnectorsController(_VolumeCollection):
+    kind = CONNECTORS
+
+
+class TargetsController(_VolumeCollection):
+    kind = TARGETS
+
+
+def _root_doc(prefix: str) -> dict:
+    url = method.public_url()
+    doc = {"links": [{"href": f"{url}/v1/{prefix}/", "rel": "self"},
+                     {"href": f"{url}/{prefix}/", "rel": "bookmark"}]}
+    for key in ("connectors", "targets"):
+        doc[key] = [{"href": f"{url}/v1/{prefix}/{key}", "rel": "self"},
+                    {"href": f"{url}/{prefix}/{key}", "rel": "bookmark"}]
+    return doc
+
+
+class VolumeController(rest.RestController):
+    """/v1/volume, or /v1/nodes/{node}/volume when built for a node."""
+
+    def __init__(self, node_ident: str | None = None):
+        self.node_ident = node_ident
+        self.connectors = ConnectorsController(node_ident)
+        self.targets = TargetsController(node_ident)
+
+    @expose()
+    @api_method(min_version=MIN_VERSION)
+    def get_all(self):
+        policy.authorize("baremetal:volume:get", method.context())
+        if self.node_ident:
+            node = node_api.get_node(self.node_ident)
+            return _root_doc(f"nodes/{node.uuid}/volume")
+        return _root_doc("volume")

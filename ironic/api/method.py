@@ -1,0 +1,194 @@
+"""How a controller method becomes an API handler.
+
+``@api_method`` declares a handler's microversion range and success status,
+turns service exceptions into the API error body, and serializes the result.
+``json_body()`` reads a request body within the configured size and depth
+limits. Controllers stay short: parse, validate, authorize, act, shape.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+import logging
+from typing import Any, Callable
+
+import orjson
+import pecan
+import webob
+
+from ironic.api.middleware import auth as auth_mw
+from ironic.api.middleware import version as version_mw
+from ironic.api.middleware.errors import error_body
+from ironic.common import exception
+from ironic.common.context import RequestContext
+from ironic.conf import CONF
+
+LOG = logging.getLogger(__name__)
+
+
+def version() -> int:
+    """Minor number of the microversion this request negotiated."""
+    return pecan.request.environ[version_mw.ENV_KEY]
+
+
+def context() -> RequestContext:
+    return pecan.request.environ[auth_mw.ENV_KEY]
+
+
+def _depth(doc: Any, limit: int) -> bool:
+    """True when ``doc`` nests deeper than ``limit`` (iterative)."""
+    stack = [(doc, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            children = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if level > limit:
+            return True
+        stack.extend((c, level + 1) for c in children)
+    return False
+
+
+def json_body(expect: type = dict) -> Any:
+    req = pecan.request
+    limit = CONF.api.max_json_body_size
+    if req.content_length is not None and req.content_length > limit:
+        raise exception.RequestTooLarge(limit=limit)
+    raw = req.body
+    if len(raw) > limit:
+        raise exception.RequestTooLarge(limit=limit)
+    if not raw.strip():
+        raise exception.InvalidParameterValue(err="Request body is empty.")
+    try:
+        doc = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise exception.InvalidParameterValue(
+            err=f"Request body is not valid JSON: {e}") from e
+    except RecursionError as e:
+        raise exception.InvalidParameterValue(
+            err="Request body nests JSON too deeply.") from e
+    if _depth(doc, CONF.api.max_json_body_depth):
+        raise exception.InvalidParameterValue(
+            err=f"Request body nests JSON deeper than "
+                f"{CONF.api.max_json_body_depth} levels.")
+    if not isinstance(doc, expect):
+        kind = "an object" if expect is dict else "a list"
+        raise exception.InvalidParameterValue(
+            err=f"Request body must be {kind}.")
+    return doc
+
+
+def error_response(e: Exception) -> webob.Response:
+    if isinstance(e, exception.IronicException):
+        status = int(e.code)
+        message = e.message if (e.safe or status < 500) else \
+            "An internal error occurred."
+        if status >= 500:
+            LOG.error("Request failed: %s", e)
+    elif isinstance(e, webob.exc.HTTPException):
+        status = e.code
+        message = e.detail or e.explanation
+    else:
+        LOG.exception("Unexpected error in an API handler")
+        status = 500
+        message = ("An internal error occurred; the operator can find the "
+                   "details in the service log.")
+    return webob.Response(body=error_body(status, message), status=status,
+                          content_type="application/json", charset=None)
+
+
+class _Accepted:
+    """A handler returns ``ACCEPTED`` when the work goes on elsewhere: 202
+    with no body, whatever status the handler declares for results."""
+
+
+ACCEPTED = _Accepted()
+
+
+def api_method(min_version: int = 1, max_version: int | None = None,
+               status: int = 200) -> Callable:
+    """Wrap a pecan handler.
+
+    Below ``min_version`` the resource does not exist for the caller (404,
+    as the Bare Metal API answers).
+    """
+
+    def decorate(func: Callable) -> Callable:
+        signature = inspect.signature(func)
+
+        @functools.wraps(func)
+        def handler(*args, **kwargs):
+            resp = pecan.response
+            ver = version()
+            if ver < min_version or (max_version is not None
+                                     and ver > max_version):
+                return _as_response(exception.NotFound())
+            mismatch = _bad_arguments(signature, args, kwargs)
+            if mismatch is not None:
+                return _as_response(mismatch)
+            try:
+                result = func(*args, **kwargs)
+            except Exception as e:  # noqa: BLE001 - mapped to the API
+                return _as_response(e)
+            resp.status = 202 if result is ACCEPTED else status
+            if result is None or result is ACCEPTED or status == 204:
+                # Returned as the response itself: pecan would otherwise
+                # label the empty body with the handler's JSON content
+                # type, which clients then fail to decode.
+                resp.body = b""
+                resp.content_type = None
+                return resp
+            resp.content_type = "application/json"
+            resp.body = orjson.dumps(result)
+            return resp
+        return handler
+    return decorate
+
+
+def _bad_arguments(signature: inspect.Signature, args: tuple,
+                   kwargs: dict) -> exception.IronicException | None:
+    """Why pecan's routed arguments do not fit the handler, if they don't.
+
+    pecan routes e.g. ``PATCH /v1/nodes`` to ``patch()`` without the node
+    identifier, and passes unknown query parameters as keyword arguments.
+    """
+    try:
+        signature.bind(*args, **kwargs)
+    except TypeError:
+        accepted = set(signature.parameters)
+        unknown = sorted(k for k in kwargs if k not in accepted)
+        if unknown and not any(p.kind is p.VAR_KEYWORD
+                               for p in signature.parameters.values()):
+            return exception.InvalidParameterValue(
+                err=f"Unknown query parameter(s): {', '.join(unknown)}")
+        return MethodNotAllowed()
+    return None
+
+
+class MethodNotAllowed(exception.IronicException):
+    _msg_fmt = "The method is not allowed for this resource."
+    code = 405
+    safe = True
+
+
+def _as_response(e: Exception) -> webob.Response:
+    err = error_response(e)
+    resp = pecan.response
+    resp.status = err.status
+    resp.content_type = "application/json"
+    resp.body = err.body
+    return resp
+
+
+def expose(**kwargs) -> Callable:
+    """pecan.expose for our handlers (they write the body themselves)."""
+    return pecan.expose(content_type="application/json", **kwargs)
+
+
+def public_url() -> str:
+    return (CONF.api.public_endpoint or pecan.request.host_url).rstrip("/")

@@ -1,0 +1,70 @@
+"""The Bare Metal API error body, and the last line of defence.
+
+Every error leaves the service as::
+
+    {"error_message": "{\"faultstring\": ..., \"faultcode\": ...,
+                        \"debuginfo\": null}"}
+
+(the inner document is itself a JSON string), which is what openstacksdk
+and python-ironicclient parse. ``ErrorMiddleware`` turns anything that
+escaped the application into a 500 of that shape, so no client ever sees an
+HTML page or a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from http import HTTPStatus
+
+LOG = logging.getLogger(__name__)
+
+
+def error_body(status: int, message: str,
+               debuginfo: str | None = None) -> bytes:
+    faultcode = "Client" if 400 <= status < 500 else "Server"
+    inner = json.dumps({"faultstring": message, "faultcode": faultcode,
+                        "debuginfo": debuginfo})
+    return json.dumps({"error_message": inner}).encode()
+
+
+def status_line(status: int) -> str:
+    try:
+        return f"{status} {HTTPStatus(status).phrase}"
+    except ValueError:
+        return f"{status} Error"
+
+
+def error_app_response(start_response, status: int, message: str,
+                       extra_headers: list | None = None) -> list[bytes]:
+    body = error_body(status, message)
+    headers = [("Content-Type", "application/json"),
+               ("Content-Length", str(len(body)))]
+    headers.extend(extra_headers or [])
+    start_response(status_line(status), headers)
+    return [body]
+
+
+class ErrorMiddleware:
+    def __init__(self, app):
+        self.app = app
+
+    def __call__(self, environ, start_response):
+        started = []
+
+        def _start(status, headers, exc_info=None):
+            started.append(True)
+            return start_response(status, headers, exc_info)
+
+        try:
+            return self.app(environ, _start)
+        except Exception:  # noqa: BLE001 - the whole point
+            LOG.exception("Unhandled error serving %s %s",
+                          environ.get("REQUEST_METHOD"),
+                          environ.get("PATH_INFO"))
+            if started:
+                raise
+            return error_app_response(
+                start_response, 500,
+                "An internal error occurred; the operator can find the "
+                "details in the service log.")

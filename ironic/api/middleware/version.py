@@ -1,0 +1,103 @@
+"""Microversion negotiation for /v1.
+
+Reads the requested version from ``X-OpenStack-Ironic-API-Version`` or
+``OpenStack-API-Version: baremetal 1.N`` ("latest" allowed), answers 400 for
+a malformed one and 406 for one out of range, stores the chosen minor number
+in ``environ['ironic.api_version']`` and adds the version headers to every
+response.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ironic.api.controllers.v1 import versions
+from ironic.api.middleware.errors import error_app_response
+
+LEGACY_HEADER = "HTTP_X_OPENSTACK_IRONIC_API_VERSION"
+STANDARD_HEADER = "HTTP_OPENSTACK_API_VERSION"
+ENV_KEY = "ironic.api_version"
+_VERSION_RE = re.compile(r"^1\.(0|[1-9][0-9]*)$")
+
+
+class VersionNegotiationError(Exception):
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def requested_version(environ) -> str | None:
+    value = environ.get(LEGACY_HEADER)
+    if value is not None:
+        return value.strip()
+    std = environ.get(STANDARD_HEADER)
+    if std:
+        for part in std.split(","):
+            words = part.split()
+            if len(words) == 2 and words[0].lower() == "baremetal":
+                return words[1]
+    return None
+
+
+def negotiate(value: str | None) -> int:
+    if value is None:
+        return versions.MIN_VERSION
+    if value.lower() == "latest":
+        return versions.MAX_VERSION
+    match = _VERSION_RE.match(value)
+    if not match:
+        raise VersionNegotiationError(
+            400, f"Invalid value for X-OpenStack-Ironic-API-Version header: "
+                 f"{value}. It must be of the form 1.N or 'latest'.")
+    minor = int(match.group(1))
+    if not versions.MIN_VERSION <= minor <= versions.MAX_VERSION:
+        raise VersionNegotiationError(
+            406, f"Version {value} was requested but the minor version is "
+                 f"not supported by this service. The supported version "
+                 f"range is: [{versions.MIN_VERSION_STRING}, "
+                 f"{versions.MAX_VERSION_STRING}].")
+    return minor
+
+
+def _headers(minor: int | None) -> list[tuple[str, str]]:
+    headers = [
+        ("X-OpenStack-Ironic-API-Minimum-Version",
+         versions.MIN_VERSION_STRING),
+        ("X-OpenStack-Ironic-API-Maximum-Version",
+         versions.MAX_VERSION_STRING),
+    ]
+    if minor is not None:
+        headers += [
+            ("X-OpenStack-Ironic-API-Version", f"1.{minor}"),
+            ("OpenStack-API-Minimum-Version",
+             f"baremetal {versions.MIN_VERSION_STRING}"),
+            ("OpenStack-API-Maximum-Version",
+             f"baremetal {versions.MAX_VERSION_STRING}"),
+            ("OpenStack-API-Version", f"baremetal 1.{minor}"),
+            ("Vary", "X-OpenStack-Ironic-API-Version, OpenStack-API-Version"),
+        ]
+    return headers
+
+
+class VersionMiddleware:
+    def __init__(self, app):
+        self.app = app
+
+    def __call__(self, environ, start_response):
+        path = environ.get("PATH_INFO", "")
+        minor = None
+        if path == "/v1" or path.startswith("/v1/"):
+            try:
+                minor = negotiate(requested_version(environ))
+            except VersionNegotiationError as e:
+                return error_app_response(start_response, e.status,
+                                          e.message, _headers(None))
+        environ[ENV_KEY] = minor if minor is not None \
+            else versions.MIN_VERSION
+        extra = _headers(minor)
+
+        def _start(status, headers, exc_info=None):
+            return start_response(status, headers + extra, exc_info)
+
+        return self.app(environ, _start)

@@ -1,0 +1,18 @@
+"""``ironic-api``: the API alone, talking to conductors over RPC."""
+
+from __future__ import annotations
+
+import sys
+
+from ironic.common import service, wsgi_service
+
+
+def main(argv: list[str] | None = None) -> int:
+    service.prepare_service("ironic-api", sys.argv[1:] if argv is None
+                            else argv)
+    wsgi_service.serve_forever()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,11 @@
+"""Boot device names of the Bare Metal API (``/management/boot_device``)."""
+
+PXE = "pxe"
+DISK = "disk"
+CDROM = "cdrom"
+BIOS = "bios"
+SAFE = "safe"
+WANBOOT = "wanboot"
+ISCSIBOOT = "iscsiboot"
+FLOPPY = "floppy"
+UEFIHTTP = "uefi-http"

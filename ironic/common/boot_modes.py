@@ -1,0 +1,4 @@
+"""Boot mode names of the Bare Metal API."""
+
+LEGACY_BIOS = "bios"
+UEFI = "uefi"

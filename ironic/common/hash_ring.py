@@ -1,0 +1,160 @@
+"""Which conductor owns a node: consistent hashing over live conductors.
+
+One ring per (conductor group, hardware type), built from the conductors
+table. Each conductor takes ``2 ** hash_partition_exponent`` points on the
+ring; a node's UUID hashes to a point and the next point clockwise names its
+conductor (the next distinct ones are its replicas). Because a conductor's
+points do not depend on who else is there, a conductor joining or leaving
+moves only the nodes between its own points.
+
+Rings are cached for ``hash_ring_reset_interval`` seconds and rebuilt at once
+when this process sees membership change (``HashRingManager.reset``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import threading
+import time
+from typing import Any, Iterable
+
+from ironic.common import exception
+from ironic.conf import CONF
+from ironic.db import api as db_api
+
+
+def _hash(key: str) -> int:
+    digest = hashlib.md5(key.encode(), usedforsecurity=False).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+class HashRing:
+    """A ring over a fixed set of hosts."""
+
+    def __init__(self, hosts: Iterable[str], partition_exponent: int = 5,
+                 replicas: int = 1):
+        self.hosts = sorted(set(hosts))
+        self.replicas = max(1, replicas)
+        points = []
+        for host in self.hosts:
+            for i in range(2 ** partition_exponent):
+                points.append((_hash(f"{host}/{i}"), host))
+        points.sort()
+        self._keys = [p for p, _ in points]
+        self._owners = [h for _, h in points]
+
+    def get_hosts(self, key: str, ignore: Iterable[str] = ()) -> list[str]:
+        """Owner first, then replicas, skipping ``ignore``d hosts."""
+        if not self._keys:
+            return []
+        ignore = set(ignore)
+        wanted = min(self.replicas, len(set(self.hosts) - ignore))
+        out: list[str] = []
+        start = bisect.bisect(self._keys, _hash(key))
+        for i in range(len(self._keys)):
+            host = self._owners[(start + i) % len(self._keys)]
+            if host not in ignore and host not in out:
+                out.append(host)
+                if len(out) >= wanted:
+                    break
+        return out
+
+
+class HashRingManager:
+    """Rings per (group, hardware type), cached with a short lifetime."""
+
+    def __init__(self, cache_time: float | None = None):
+        self._lock = threading.Lock()
+        self._rings: dict[tuple[str, str], HashRing] = {}
+        self._built_at: float | None = None
+        self._cache_time = cache_time
+        self._members: frozenset = frozenset()
+
+    def _expired(self) -> bool:
+        ttl = (CONF.hash_ring_reset_interval if self._cache_time is None
+               else self._cache_time)
+        return (self._built_at is None
+                or time.monotonic() - self._built_at >= ttl)
+
+    def reset(self) -> None:
+        with self._lock:
+            self._built_at = None
+
+    def _build(self) -> None:
+        rows = db_api.get_instance().get_active_conductors(
+            CONF.conductor.heartbeat_timeout)
+        hosts: dict[tuple[str, str], list[str]] = {}
+        for row in rows:
+            for hw_type in row.drivers or []:
+                hosts.setdefault((row.conductor_group or "", hw_type),
+                                 []).append(row.hostname)
+        self._rings = {k: HashRing(v, CONF.hash_partition_exponent,
+                                   CONF.hash_distribution_replicas)
+                       for k, v in hosts.items()}
+        self._members = frozenset((r.hostname, r.conductor_group)
+                                  for r in rows)
+        self._built_at = time.monotonic()
+
+    @property
+    def members(self) -> frozenset:
+        """(hostname, group) of the conductors the rings were built from."""
+        self.rings()
+        return self._members
+
+    def rings(self) -> dict[tuple[str, str], HashRing]:
+        with self._lock:
+            if self._expired():
+                self._build()
+            return self._rings
+
+    def get_ring(self, hardware_type: str, conductor_group: str = ""
+                 ) -> HashRing:
+        ring = self.rings().get(((conductor_group or "").lower(),
+                                 hardware_type))
+        if ring is None:
+            raise exception.NoValidHost(
+                reason=f"hardware type {hardware_type} in conductor group "
+                       f"'{conductor_group or ''}'")
+        return ring
+
+    def hosts_for(self, node: Any) -> list[str]:
+        """Owner and replicas of a node (an object or a dict with uuid,
+        driver and conductor_group)."""
+        ring = self.get_ring(_field(node, "driver"),
+                             _field(node, "conductor_group") or "")
+        return ring.get_hosts(_field(node, "uuid"))
+
+
+def _field(node: Any, name: str) -> Any:
+    if isinstance(node, dict):
+        return node.get(name)
+    return getattr(node, name, None)
+
+
+_MANAGER: HashRingManager | None = None
+
+
+def manager() -> HashRingManager:
+    """The process-wide ring manager."""
+    global _MANAGER
+    if _MANAGER is None:
+        _MANAGER = HashRingManager()
+    return _MANAGER
+
+
+def reset() -> None:
+    """Forget cached rings (membership changed, or tests switch DBs)."""
+    global _MANAGER
+    _MANAGER = None
+
+
+def conductor_for(node: Any) -> str | None:
+    """Hostname of the conductor that owns ``node``, or None when no live
+    conductor serves its hardware type and group (the node's ``conductor``
+    field in the API)."""
+    try:
+        hosts = manager().hosts_for(node)
+    except exception.NoValidHost:
+        return None
+    return hosts[0] if hosts else None

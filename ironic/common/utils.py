@@ -1,0 +1,35 @@
+"""Small validators and helpers used across layers."""
+
+import re
+import uuid
+
+_UUID_RE = re.compile(
+    r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?"
+    r"[0-9a-fA-F]{12}$")
+# RFC 3986 unreserved characters (API 1.10 and later).
+_NAME_RE = re.compile(r"^[A-Za-z0-9\-._~]+$")
+_MAC_RE = re.compile(r"^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$", re.IGNORECASE)
+_INFINIBAND_MAC_RE = re.compile(r"^([0-9a-f]{2}:){19}[0-9a-f]{2}$",
+                                re.IGNORECASE)
+
+
+def is_uuid_like(value) -> bool:
+    return isinstance(value, str) and bool(_UUID_RE.match(value))
+
+
+def normalize_uuid(value: str) -> str:
+    return str(uuid.UUID(value))
+
+
+def is_valid_logical_name(value) -> bool:
+    return (isinstance(value, str) and 0 < len(value) <= 255
+            and bool(_NAME_RE.match(value)) and not is_uuid_like(value))
+
+
+def is_valid_mac(value) -> bool:
+    return isinstance(value, str) and bool(
+        _MAC_RE.match(value) or _INFINIBAND_MAC_RE.match(value))
+
+
+def normalize_mac(value: str) -> str:
+    return value.lower().replace("-", ":")

@@ -1,0 +1,47 @@
+"""The built-in threaded WSGI server (cheroot) used by ironic/ironic-api."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+
+from cheroot import wsgi
+
+from ironic.api import app as api_app
+from ironic.conf import CONF
+
+LOG = logging.getLogger(__name__)
+
+
+def make_server(application=None, host: str | None = None,
+                port: int | None = None, threads: int = 16
+                ) -> wsgi.Server:
+    application = application or api_app.setup_app()
+    server = wsgi.Server((host or CONF.api.host_ip,
+                          CONF.api.port if port is None else port),
+                         application, numthreads=threads,
+                         timeout=CONF.api.request_timeout,
+                         server_name="ironic-api")
+    server.shutdown_timeout = 5
+    return server
+
+
+def serve_forever(application=None) -> None:
+    server = make_server(application)
+
+    def _stop(signum, _frame):
+        LOG.info("Signal %d received, stopping the API", signum)
+        # The handler runs on the thread that is inside server.serve();
+        # server.stop() waits for that very loop to end, so calling it here
+        # would hang forever. Stop from another thread instead.
+        threading.Thread(target=server.stop, name="api-stop").start()
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    server.prepare()
+    LOG.info("Bare Metal API listening on http://%s:%d/", *server.bind_addr[:2])
+    try:
+        server.serve()
+    finally:
+        server.stop()

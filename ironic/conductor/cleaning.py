@@ -1,0 +1,108 @@
+"""Cleaning: automated (provide, undeploy) and manual (clean verb)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from ironic.common import states
+from ironic.conductor import steps, utils
+from ironic.conf import CONF
+
+LOG = logging.getLogger(__name__)
+KIND = steps.CLEAN
+
+
+def automated_clean_enabled(node: Any) -> bool:
+    if node.automated_clean is not None:
+        return bool(node.automated_clean)
+    return CONF.conductor.automated_clean
+
+
+def _manual(node: Any) -> bool:
+    return node.target_provision_state == states.MANAGEABLE
+
+
+def do_node_clean(task: Any, clean_steps: list[dict] | None = None,
+                  disable_ramdisk: bool = False) -> None:
+    """Worker: prepare, gather the steps and run them (node in CLEANING)."""
+    node = task.node
+    try:
+        if clean_steps is None and not automated_clean_enabled(node):
+            LOG.info("Automated cleaning is disabled for node %s",
+                     node.uuid)
+            _finish(task, cleaned=False)
+            return
+        for kind in ("power", "management"):
+            utils.interface(task, kind).validate(task)
+        todo = (steps.manual(task, KIND, clean_steps, disable_ramdisk)
+                if clean_steps is not None
+                else steps.automated(task, KIND))
+        steps.StepState(node, KIND).store(todo)
+        utils.set_internal(node, cleaning_disable_ramdisk=disable_ramdisk
+                           or None)
+        if not disable_ramdisk:
+            result = utils.interface(task, "deploy").prepare_cleaning(task)
+            if result == states.CLEANWAIT:
+                task.process_event("wait")
+                return
+        _run(task, 0)
+    except Exception as e:  # noqa: BLE001 - the node records it
+        _fail(task, f"Failed to prepare or run cleaning: {e}")
+
+
+def continue_node_clean(task: Any) -> None:
+    """Worker: resume after an asynchronous step (node in CLEANING)."""
+    start = steps.StepState(task.node, KIND).resume_index()
+    try:
+        _run(task, start)
+    except Exception as e:  # noqa: BLE001 - the node records it
+        _fail(task, f"Failed to run clean step: {e}")
+
+
+def _run(task: Any, start: int) -> None:
+    outcome = steps.run(task, KIND, start)
+    if outcome == "wait":
+        task.process_event("wait")
+    elif outcome == "hold":
+        task.process_event("hold")
+    else:
+        _tear_down(task)
+        _finish(task)
+
+
+def _tear_down(task: Any) -> None:
+    info = task.node.driver_internal_info or {}
+    if not info.get("cleaning_disable_ramdisk"):
+        utils.interface(task, "deploy").tear_down_cleaning(task)
+    utils.set_internal(task.node, cleaning_disable_ramdisk=None)
+
+
+def _finish(task: Any, cleaned: bool = True) -> None:
+    """Leave CLEANING: manageable after manual cleaning and, when cleaning
+    really ran, for retired nodes (never offered again); else available."""
+    node = task.node
+    retire = cleaned and node.retired and not _manual(node)
+    if retire:
+        LOG.info("Node %s is retired: it goes to manageable, not "
+                 "available", node.uuid)
+    event = "manage" if _manual(node) or retire else "done"
+    task.process_event(event)
+
+
+def _fail(task: Any, message: str) -> None:
+    def cleanup(t):
+        steps.StepState(t.node, KIND).clear()
+        _tear_down(t)
+    utils.fail(task, "fail", message, cleanup)
+
+
+def abort(task: Any) -> None:
+    """Worker after ``abort`` moved the node to CLEAN FAILED."""
+    try:
+        _tear_down(task)
+    except Exception:  # noqa: BLE001 - abort must finish
+        LOG.exception("Tear down after aborted cleaning of %s failed",
+                      task.node.uuid)
+    steps.StepState(task.node, KIND).clear()
+    task.node.save()

@@ -1,0 +1,132 @@
+"""Deploy, rebuild, tear down (undeploy) and adopt."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from ironic.common import configdrive as configdrive_mod
+from ironic.common import states
+from ironic.conductor import (
+    allocations,
+    cleaning,
+    deploy_templates,
+    steps,
+    utils,
+)
+
+LOG = logging.getLogger(__name__)
+KIND = steps.DEPLOY
+
+
+def validate_deploy(task: Any) -> None:
+    """Synchronous checks before the API answers 202."""
+    for kind in ("power", "management", "boot", "deploy"):
+        utils.interface(task, kind).validate(task)
+    deploy_templates.instance_traits(task.node)
+
+
+def plan(task: Any) -> list[dict]:
+    """The deploy steps to run: the driver's automatic ones, changed and
+    extended by the matching deploy templates and the request's steps."""
+    request_steps = (task.node.driver_internal_info or {}).get(
+        deploy_templates.USER_STEPS_KEY)
+    return steps.automated(task, KIND, deploy_templates.user_steps(
+        task.node, request_steps))
+
+
+def do_node_deploy(task: Any, configdrive: Any = None,
+                   deploy_steps: list[dict] | None = None) -> None:
+    """Worker (node in DEPLOYING): prepare, plan the steps, run them."""
+    node = task.node
+    try:
+        if configdrive:
+            if isinstance(configdrive, dict):
+                configdrive = configdrive_mod.build(node, configdrive)
+            info = dict(node.instance_info or {})
+            info["configdrive"] = configdrive
+            node.instance_info = info
+        utils.set_internal(node, **{
+            deploy_templates.USER_STEPS_KEY: deploy_steps or None})
+        utils.interface(task, "deploy").prepare(task)
+        steps.StepState(node, KIND).store(plan(task))
+        _run(task, 0)
+    except Exception as e:  # noqa: BLE001 - recorded on the node
+        _fail(task, f"Failed to deploy: {e}")
+
+
+def continue_node_deploy(task: Any) -> None:
+    start = steps.StepState(task.node, KIND).resume_index()
+    try:
+        _run(task, start)
+    except Exception as e:  # noqa: BLE001 - recorded on the node
+        _fail(task, f"Failed to run deploy step: {e}")
+
+
+def _run(task: Any, start: int) -> None:
+    outcome = steps.run(task, KIND, start)
+    if outcome == "wait":
+        task.process_event("wait")
+    elif outcome == "hold":
+        task.process_event("hold")
+    else:
+        utils.set_internal(task.node,
+                           **{deploy_templates.USER_STEPS_KEY: None})
+        task.node.conductor_affinity = _conductor_id(task)
+        task.process_event("done")
+
+
+def _conductor_id(task: Any) -> int | None:
+    from ironic.db import api as db_api
+    try:
+        return db_api.get_instance().get_conductor(task.host).id
+    except Exception:  # noqa: BLE001 - affinity is only a hint
+        return None
+
+
+def _fail(task: Any, message: str) -> None:
+    def cleanup(t):
+        steps.StepState(t.node, KIND).clear()
+        utils.set_internal(t.node, **{deploy_templates.USER_STEPS_KEY: None})
+    utils.fail(task, "fail", message, cleanup)
+
+
+def do_node_tear_down(task: Any) -> None:
+    """Worker (node in DELETING): tear down, forget the instance, clean."""
+    node = task.node
+    try:
+        deploy = utils.interface(task, "deploy")
+        deploy.tear_down(task)
+        deploy.clean_up(task)
+    except Exception as e:  # noqa: BLE001 - recorded on the node
+        utils.fail(task, "error", f"Failed to tear down: {e}")
+        return
+    info = dict(node.instance_info or {})
+    node.instance_info = {}
+    node.instance_uuid = None
+    allocations.forget_on_teardown(node)
+    steps.StepState(node, KIND).clear()
+    utils.set_internal(node, is_whole_disk_image=None,
+                       root_uuid_or_disk_id=None)
+    LOG.info("Node %s torn down (instance info had %d keys)", node.uuid,
+             len(info))
+    task.process_event("clean", target_state=states.AVAILABLE)
+    cleaning.do_node_clean(task)
+
+
+def do_node_adopt(task: Any) -> None:
+    """Worker (node in ADOPTING): take over a deployed node as active."""
+    try:
+        for kind in ("power", "boot", "deploy"):
+            utils.interface(task, kind).validate(task)
+        utils.interface(task, "deploy").take_over(task)
+        task.node.conductor_affinity = _conductor_id(task)
+        task.process_event("done")
+    except Exception as e:  # noqa: BLE001 - recorded on the node
+        utils.fail(task, "fail", f"Failed to adopt: {e}")
+
+
+def abort(task: Any) -> None:
+    steps.StepState(task.node, KIND).clear()
+    utils.set_internal(task.node, **{deploy_templates.USER_STEPS_KEY: None})
+    task.node.save()

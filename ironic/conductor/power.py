@@ -1,0 +1,180 @@
+"""Power and boot device actions on a locked node."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from ironic.common import exception, states
+
+LOG = logging.getLogger(__name__)
+
+_RESULT = {states.POWER_ON: states.POWER_ON,
+           states.POWER_OFF: states.POWER_OFF,
+           states.REBOOT: states.POWER_ON,
+           states.SOFT_REBOOT: states.POWER_ON,
+           states.SOFT_POWER_OFF: states.POWER_OFF}
+
+
+def validate_power_request(task: Any, new_state: str) -> None:
+    """Synchronous checks, before the API is answered."""
+    if new_state not in _RESULT:
+        raise exception.InvalidParameterValue(
+            err=f"Invalid power state {new_state!r}; expected one of "
+                f"{', '.join(_RESULT)}")
+    power = task.driver.power
+    if power is None:
+        raise exception.InvalidParameterValue(
+            err=task.driver.disabled.get("power", "No power interface."))
+    power.validate(task)
+    supported = power.get_supported_power_states(task)
+    if new_state not in supported:
+        raise exception.InvalidParameterValue(
+            err=f"The {new_state} power state is not supported by the power "
+                f"interface of node {task.node.uuid}; supported: "
+                f"{', '.join(supported)}")
+    check_power_off_allowed(task, new_state)
+
+
+_OFF = (states.POWER_OFF, states.SOFT_POWER_OFF)
+
+
+def check_power_off_allowed(task: Any, new_state: str) -> None:
+    """Refuse (400) to power off a node with ``disable_power_off`` (1.95).
+
+    Such nodes (NC-SI: the BMC shares a NIC that dies with the host power;
+    DPUs) would become unreachable; only reboots are allowed.
+    """
+    if new_state in _OFF and task.node.disable_power_off:
+        raise exception.InvalidParameterValue(
+            err=f"Node {task.node.uuid} has disable_power_off set: it may "
+                f"be rebooted but never powered off.")
+
+
+def power_off_or_reboot(task: Any, timeout: int | None = None) -> None:
+    """What flows call where they would power a node off (before booting
+    it elsewhere): a reboot when the node must never be powered off."""
+    if task.node.disable_power_off:
+        LOG.info("Node %s has disable_power_off set: rebooting instead of "
+                 "powering off", task.node.uuid)
+        node_power_action(task, states.REBOOT, timeout)
+    else:
+        node_power_action(task, states.POWER_OFF, timeout)
+
+
+def node_power_action(task: Any, new_state: str,
+                      timeout: int | None = None) -> None:
+    """Change the power state now, recording the outcome on the node."""
+    node = task.node
+    power = task.driver.power
+    check_power_off_allowed(task, new_state)
+    node.target_power_state = _RESULT[new_state]
+    try:
+        if new_state in (states.REBOOT, states.SOFT_REBOOT):
+            if new_state == states.SOFT_REBOOT:
+                power.set_power_state(task, new_state, timeout=timeout)
+            else:
+                power.reboot(task, timeout=timeout)
+        else:
+            power.set_power_state(task, new_state, timeout=timeout)
+        node.power_state = power.get_power_state(task)
+    except Exception as e:
+        node.last_error = (f"Failed to change power state to "
+                           f"'{new_state}': {e}")
+        node.target_power_state = None
+        node.save()
+        from ironic.conductor import utils
+        utils.record_history(task, node.last_error, event_type="power")
+        raise
+    node.target_power_state = None
+    node.last_error = None
+    if new_state != states.POWER_ON:
+        _forget_agent(node)
+    node.save()
+    LOG.info("Node %s power state is now %s", node.uuid, node.power_state)
+
+
+def _forget_agent(node: Any) -> None:
+    """Powering off or rebooting ends the ramdisk agent: its token and URL
+    go with it, except a token handed to the next boot in advance."""
+    from ironic.common import agent_token
+    info = getattr(node, "driver_internal_info", None) or {}
+    if any(key in info for key in agent_token.AGENT_KEYS) and \
+            not info.get(agent_token.PREGENERATED_KEY):
+        agent_token.wipe(node)
+
+
+def change_power_state(task: Any, new_state: str,
+                       timeout: int | None = None) -> None:
+    """Worker body of the API's power request (errors land in last_error)."""
+    try:
+        node_power_action(task, new_state, timeout)
+    except Exception:  # noqa: BLE001 - recorded on the node
+        LOG.exception("Power action %s failed on node %s", new_state,
+                      task.node.uuid)
+
+
+def set_boot_device(task: Any, device: str, persistent: bool) -> None:
+    mgmt = _management(task)
+    supported = mgmt.get_supported_boot_devices(task)
+    if device not in supported:
+        raise exception.InvalidParameterValue(
+            err=f"Invalid boot device {device!r}; supported by node "
+                f"{task.node.uuid}: {', '.join(supported)}")
+    mgmt.set_boot_device(task, device, persistent=persistent)
+    task.node.save()
+
+
+def get_boot_device(task: Any) -> dict:
+    return _management(task).get_boot_device(task)
+
+
+def supported_boot_devices(task: Any) -> list[str]:
+    return _management(task).get_supported_boot_devices(task)
+
+
+def set_console_mode(task: Any, enabled: bool) -> None:
+    console = _interface(task, "console")
+    console.validate(task)
+    if bool(task.node.console_enabled) == enabled:
+        return
+    if enabled:
+        console.start_console(task)
+    else:
+        console.stop_console(task)
+    task.node.console_enabled = enabled
+    task.node.save()
+
+
+def get_console_information(task: Any) -> dict:
+    console = _interface(task, "console")
+    if not task.node.console_enabled:
+        return {"console_enabled": False, "console_info": None}
+    return {"console_enabled": True,
+            "console_info": console.get_console(task)}
+
+
+def set_target_raid_config(task: Any, config: dict) -> None:
+    if config:
+        raid = _interface(task, "raid")
+        raid.validate_raid_config(task, config)
+    task.node.target_raid_config = config or {}
+    task.node.save()
+
+
+def _interface(task: Any, kind: str) -> Any:
+    iface = getattr(task.driver, kind, None)
+    if iface is None:
+        raise exception.InvalidParameterValue(
+            err=task.driver.disabled.get(kind, f"No {kind} interface."))
+    return iface
+
+
+def _management(task: Any) -> Any:
+    mgmt = task.driver.management
+    if mgmt is None:
+        raise exception.InvalidParameterValue(
+            err=task.driver.disabled.get("management",
+                                         "No management interface."))
+    mgmt.validate(task)
+    return mgmt

@@ -1,0 +1,137 @@
+"""What the conductor does for the ramdisk endpoints (lookup, heartbeat).
+
+``node_for_lookup`` issues the agent token on the first lookup of an agent
+boot; ``heartbeat`` checks the token, records where and what the agent is
+under the public ``driver_internal_info`` keys and hands the heartbeat to the
+interface that waits for the agent, which may resume steps.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import os
+from typing import Any
+
+from ironic.common import agent_token, exception, states
+from ironic.conductor import utils as cond_utils
+from ironic.conf import CONF
+
+LOG = logging.getLogger(__name__)
+
+#: The node fields lookup shows to the ramdisk (besides links).
+LOOKUP_FIELDS = ("uuid", "properties", "instance_info",
+                 "driver_internal_info", "management_interface")
+
+# Which interface a heartbeat belongs to, by the state the node waits in.
+_HEARTBEAT_INTERFACE = {
+    states.RESCUING: "rescue", states.RESCUEWAIT: "rescue",
+    states.INSPECTING: "inspect", states.INSPECTWAIT: "inspect",
+}
+
+
+def node_for_lookup(task: Any) -> dict:
+    """The node's lookup fields and, on the first lookup of this agent, its
+    new token (None afterwards: the API then shows it masked).
+
+    ``task`` starts shared; it is upgraded only to issue a token.
+    """
+    token = None
+    if not agent_token.has_token(task.node):
+        task.upgrade_lock(purpose="issuing an agent token")
+        if not agent_token.has_token(task.node):
+            token = agent_token.issue(task.node)
+            task.node.save()
+            LOG.info("Agent token issued for node %s", task.node.uuid)
+    node = task.node
+    return {"node": {name: getattr(node, name) for name in LOOKUP_FIELDS},
+            "agent_token": token}
+
+
+def heartbeat(task: Any, callback_url: str, agent_version: str | None,
+              agent_token_value: str | None, agent_verify_ca: str | None,
+              agent_status: str | None,
+              agent_status_message: str | None) -> None:
+    """Process one heartbeat on a locked node (errors are 4xx)."""
+    node = task.node
+    if not agent_token.accept(node, agent_token_value):
+        LOG.error("Heartbeat of node %s has an invalid or missing agent "
+                  "token", node.uuid)
+        raise exception.InvalidParameterValue(
+            err="Invalid or missing agent token received.")
+    _check_callback_url(node, callback_url)
+    verify_ca = store_certificate(node, agent_verify_ca) \
+        if agent_verify_ca else None
+    _record(node, callback_url, agent_version, verify_ca)
+    node.save()
+    if node.maintenance:
+        LOG.debug("Heartbeat of node %s recorded; the node is in "
+                  "maintenance, nothing else is done", node.uuid)
+        return
+    iface = _interface_for(task)
+    if iface is None:
+        return
+    iface.heartbeat(task, callback_url, agent_version,
+                    agent_verify_ca=verify_ca, agent_status=agent_status,
+                    agent_status_message=agent_status_message)
+
+
+def _check_callback_url(node: Any, callback_url: str) -> None:
+    if CONF.agent.require_tls and callback_url and \
+            not callback_url.lower().startswith("https://"):
+        raise exception.InvalidParameterValue(
+            err=f"TLS is required by the configuration; the callback URL "
+                f"{callback_url} of node {node.uuid} is refused.")
+    known = (node.driver_internal_info or {}).get("agent_url")
+    if known and known != callback_url:
+        LOG.error("Heartbeat of node %s announces callback URL %s, but its "
+                  "agent is at %s", node.uuid, callback_url, known)
+        raise exception.InvalidParameterValue(
+            err='Detected change in ramdisk provided "callback_url".')
+
+
+def _record(node: Any, callback_url: str, agent_version: str | None,
+            verify_ca: str | None) -> None:
+    now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    values = {"agent_url": callback_url,
+              "agent_last_heartbeat": now.isoformat()}
+    if agent_version is not None:
+        values["agent_version"] = agent_version
+    if verify_ca is not None:
+        values["agent_verify_ca"] = verify_ca
+    cond_utils.set_internal(node, **values)
+
+
+def store_certificate(node: Any, certificate: str) -> str:
+    """Keep the agent's TLS certificate in a file; the path is recorded.
+
+    An agent keeps one certificate for its life: a different one for the
+    same agent is refused.
+    """
+    path = os.path.join(CONF.agent.certificates_path, f"{node.uuid}.crt")
+    known = (node.driver_internal_info or {}).get("agent_verify_ca")
+    if known and os.path.exists(known):
+        with open(known, encoding="utf-8") as f:
+            if f.read() == certificate:
+                return known
+        raise exception.InvalidParameterValue(
+            err='Detected change in ramdisk provided "agent_verify_ca".')
+    try:
+        os.makedirs(CONF.agent.certificates_path, mode=0o700, exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(certificate)
+    except OSError as e:
+        LOG.error("Cannot store the agent certificate of node %s in %s: %s",
+                  node.uuid, path, e)
+        raise exception.IronicException(
+            "Cannot store the agent's certificate.") from e
+    return path
+
+
+def _interface_for(task: Any) -> Any:
+    kind = _HEARTBEAT_INTERFACE.get(task.node.provision_state, "deploy")
+    iface = getattr(task.driver, kind, None)
+    if iface is None:
+        LOG.debug("Heartbeat of node %s: no %s interface to pass it to",
+                  task.node.uuid, kind)
+    return iface

@@ -1,0 +1,57 @@
+"""Servicing: user-given steps on an active node."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ironic.common import states
+from ironic.conductor import steps, utils
+
+KIND = steps.SERVICE
+# driver_internal_info key: servicing runs without the ramdisk (1.108),
+# remembered so the steps resumed after a wait still skip its tear down.
+DISABLE_RAMDISK_KEY = "service_disable_ramdisk"
+
+
+def do_node_service(task: Any, service_steps: list[dict],
+                    disable_ramdisk: bool = False) -> None:
+    node = task.node
+    try:
+        todo = steps.manual(task, KIND, service_steps, disable_ramdisk)
+        steps.StepState(node, KIND).store(todo)
+        utils.set_internal(node, **{DISABLE_RAMDISK_KEY:
+                                    disable_ramdisk or None})
+        if not disable_ramdisk:
+            result = utils.interface(task, "deploy").prepare_service(task)
+            if result == states.SERVICEWAIT:
+                task.process_event("wait")
+                return
+        _run(task, 0)
+    except Exception as e:  # noqa: BLE001 - recorded on the node
+        _fail(task, f"Failed to service: {e}")
+
+
+def continue_node_service(task: Any) -> None:
+    start = steps.StepState(task.node, KIND).resume_index()
+    try:
+        _run(task, start)
+    except Exception as e:  # noqa: BLE001 - recorded on the node
+        _fail(task, f"Failed to run service step: {e}")
+
+
+def _run(task: Any, start: int) -> None:
+    outcome = steps.run(task, KIND, start)
+    if outcome in ("wait", "hold"):
+        task.process_event(outcome)
+        return
+    if not (task.node.driver_internal_info or {}).get(DISABLE_RAMDISK_KEY):
+        utils.interface(task, "deploy").tear_down_service(task)
+    utils.set_internal(task.node, **{DISABLE_RAMDISK_KEY: None})
+    task.process_event("done")
+
+
+def _fail(task: Any, message: str) -> None:
+    def cleanup(t):
+        steps.StepState(t.node, KIND).clear()
+        utils.set_internal(t.node, **{DISABLE_RAMDISK_KEY: None})
+    utils.fail(task, "fail", message, cleanup)

@@ -1,0 +1,242 @@
+"""The steps engine shared by deployment, cleaning and servicing.
+
+Steps ``{interface, step, priority, args}`` are gathered from every
+interface of the node's driver, ordered by priority (highest first), stored
+with the index of the running one in ``driver_internal_info`` and run one by
+one. A step returning the kind's wait state ends the worker; the continue
+call (agent heartbeat, driver poll, unhold) resumes after it. The stored
+list is what a conductor taking the node over resumes from.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from typing import Any
+
+from ironic.common import exception, states
+from ironic.conductor import utils
+from ironic.conf.default import INTERFACE_TYPES
+
+LOG = logging.getLogger(__name__)
+
+# Step names the conductor runs itself, on any interface.
+RESERVED = ("hold", "wait", "power_on", "power_off", "reboot")
+
+
+@dataclasses.dataclass(frozen=True)
+class Kind:
+    name: str            # clean, deploy, service
+    field: str           # node field showing the running step
+    wait_state: str      # what an asynchronous step returns
+
+    @property
+    def steps_key(self) -> str:
+        return f"{self.name}_steps"
+
+    @property
+    def index_key(self) -> str:
+        return f"{self.name}_step_index"
+
+
+CLEAN = Kind("clean", "clean_step", states.CLEANWAIT)
+DEPLOY = Kind("deploy", "deploy_step", states.DEPLOYWAIT)
+SERVICE = Kind("service", "service_step", states.SERVICEWAIT)
+KINDS = {k.name: k for k in (CLEAN, DEPLOY, SERVICE)}
+
+
+# Steps of equal priority run in this order of their interfaces (the
+# public rule: power, management, deploy, BIOS, RAID; vendor and firmware
+# as cleaning places them); other interfaces follow, then by name.
+INTERFACE_ORDER = {"vendor": 7, "power": 6, "management": 5, "firmware": 4,
+                   "deploy": 3, "bios": 2, "raid": 1}
+
+
+def sort_key(step: dict) -> tuple:
+    return (-int(step.get("priority") or 0),
+            -INTERFACE_ORDER.get(step["interface"], 0),
+            step["interface"], step["step"])
+
+
+# ---------------------------------------------------------------------------
+# typed access to the step state kept in driver_internal_info
+
+class StepState:
+    """The step list and position of one kind, as stored on the node."""
+
+    def __init__(self, node: Any, kind: Kind):
+        self.node = node
+        self.kind = kind
+
+    @property
+    def steps(self) -> list[dict]:
+        return list((self.node.driver_internal_info or {}).get(
+            self.kind.steps_key) or [])
+
+    @property
+    def index(self) -> int | None:
+        return (self.node.driver_internal_info or {}).get(
+            self.kind.index_key)
+
+    def _update(self, **values: Any) -> None:
+        utils.set_internal(self.node, **values)
+
+    def resume_index(self) -> int:
+        """Where to go on after an asynchronous step returns.
+
+        Consumes ``skip_current_<kind>_step``: set to False, the step that
+        was running is executed again instead of skipped.
+        """
+        key = f"skip_current_{self.kind.name}_step"
+        skip = (self.node.driver_internal_info or {}).get(key, True)
+        self._update(**{key: None})
+        index = self.index
+        return 0 if index is None else index + (1 if skip else 0)
+
+    def store(self, steps: list[dict]) -> None:
+        self._update(**{self.kind.steps_key: steps,
+                        self.kind.index_key: None})
+
+    def at(self, index: int) -> dict:
+        step = self.steps[index]
+        self._update(**{self.kind.index_key: index})
+        setattr(self.node, self.kind.field, step)
+        return step
+
+    def clear(self) -> None:
+        self._update(**{self.kind.steps_key: None,
+                        self.kind.index_key: None})
+        setattr(self.node, self.kind.field, {})
+
+
+# ---------------------------------------------------------------------------
+# gathering and validating
+
+def available(task: Any, kind: Kind) -> list[dict]:
+    """Every step the node's interfaces offer for ``kind``."""
+    found = []
+    for iface_type in INTERFACE_TYPES:
+        iface = getattr(task.driver, iface_type, None)
+        if iface is None:
+            continue
+        getter = getattr(iface, f"get_{kind.name}_steps", None)
+        if getter is not None:
+            found.extend(getter(task) or [])
+    return sorted(found, key=sort_key)
+
+
+def automated(task: Any, kind: Kind, user_steps: list[dict] = ()
+              ) -> list[dict]:
+    """The steps to run without an explicit list: priority above 0.
+
+    User steps (deploy templates, the API's deploy_steps) replace a
+    driver step of the same name (priority 0 disables it) or add to it.
+    """
+    steps = {(s["interface"], s["step"]): dict(s, args={})
+             for s in available(task, kind) if s.get("priority")}
+    offered = {(s["interface"], s["step"]): s
+               for s in available(task, kind)}
+    for user in user_steps:
+        key = (user["interface"], user["step"])
+        _check_user_step(task, kind, user, offered)
+        steps[key] = dict(offered.get(key, {}), **user)
+    return sorted((s for s in steps.values() if s.get("priority")),
+                  key=sort_key)
+
+
+def manual(task: Any, kind: Kind, user_steps: list[dict],
+           disable_ramdisk: bool = False) -> list[dict]:
+    """Validate steps given by a user for manual cleaning or servicing;
+    they run in the order given.
+
+    With ``disable_ramdisk`` (1.70 cleaning, 1.108 servicing) no ramdisk
+    is booted, so every step must run out of band: a step that needs the
+    agent is refused here, before the node moves.
+    """
+    offered = {(s["interface"], s["step"]): s
+               for s in available(task, kind)}
+    out = []
+    for user in user_steps:
+        _check_user_step(task, kind, user, offered)
+        base = offered.get((user["interface"], user["step"]), {})
+        step = dict(base, **user)
+        if disable_ramdisk and user["step"] not in RESERVED and \
+                step.get("requires_ramdisk", True):
+            raise exception.InvalidParameterValue(
+                err=f"The {kind.name} step {user['interface']}."
+                    f"{user['step']} needs the ramdisk (agent), which "
+                    f"disable_ramdisk turns off; run it without "
+                    f"disable_ramdisk.")
+        out.append(step)
+    return out
+
+
+def _check_user_step(task: Any, kind: Kind, user: dict,
+                     offered: dict) -> None:
+    key = (user["interface"], user["step"])
+    if user["step"] in RESERVED:
+        return
+    if key not in offered:
+        raise exception.InvalidParameterValue(
+            err=f"Node {task.node.uuid} has no {kind.name} step "
+                f"{user['step']!r} on its {user['interface']} interface; "
+                f"available: {', '.join(sorted(f'{i}.{s}' for i, s in offered))}")
+    iface = getattr(task.driver, user["interface"])
+    from ironic.drivers import steps as driver_steps
+    driver_steps.validate_user_args(
+        user, iface.step_argsinfo(kind.name, user["step"]))
+
+
+# ---------------------------------------------------------------------------
+# running
+
+def run(task: Any, kind: Kind, start: int) -> str | None:
+    """Run stored steps from index ``start``.
+
+    Returns None when every step ran, ``"wait"`` when a step is
+    asynchronous and ``"hold"`` when a hold step stopped the sequence. The
+    caller owns the state transitions.
+    """
+    state = StepState(task.node, kind)
+    steps = state.steps
+    for index in range(start, len(steps)):
+        step = state.at(index)
+        task.node.save()
+        LOG.info("Node %s: running %s step %s.%s", task.node.uuid,
+                 kind.name, step["interface"], step["step"])
+        outcome = _execute(task, kind, step)
+        if outcome in (kind.wait_state, "wait"):
+            return "wait"
+        if outcome == "hold":
+            return "hold"
+    state.clear()
+    task.node.save()
+    return None
+
+
+def _execute(task: Any, kind: Kind, step: dict) -> str | None:
+    name = step["step"]
+    if name in RESERVED:
+        return _reserved(task, name, step.get("args") or {})
+    iface = getattr(task.driver, step["interface"], None)
+    if iface is None:
+        raise exception.InvalidParameterValue(
+            err=f"The {step['interface']} interface of node "
+                f"{task.node.uuid} is not available on this conductor.")
+    return getattr(iface, f"execute_{kind.name}_step")(task, step)
+
+
+def _reserved(task: Any, name: str, args: dict) -> str | None:
+    from ironic.conductor import power, task_manager
+    if name == "hold":
+        return "hold"
+    if name == "wait":
+        seconds = float(args.get("seconds", 0))
+        if task_manager.SHUTDOWN.wait(max(seconds, 0)):
+            raise exception.IronicException(
+                "The conductor stopped during a wait step.")
+        return None
+    target = {"power_on": states.POWER_ON, "power_off": states.POWER_OFF,
+              "reboot": states.REBOOT}[name]
+    power.node_power_action(task, target)
+    return None

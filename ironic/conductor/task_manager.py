@@ -1,0 +1,309 @@
+"""Tasks: a node, its lock, its driver, and the state machine, together.
+
+    with task_manager.acquire(ctx, node_id, purpose="node deployment") as task:
+        task.process_event("deploy", callback=deployments.do_deploy,
+                           call_args=(task,))
+
+An exclusive task holds the node's ``reservation`` (taken with one
+compare-and-swap UPDATE, retried a bounded number of times before
+NodeLocked - 409 at the API); a shared task writes nothing and may be
+upgraded. Every write of a locked node is conditional on the lock still
+being ours, so a conductor whose lease a survivor broke cannot overwrite
+the new holder. ``process_event`` moves the node through the provision state
+machine and writes the new state, its target, ``provision_updated_at`` and
+``last_error`` in one UPDATE; its callback runs in the worker pool, which
+then owns the lock until the callback returns.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import threading
+import time
+from typing import Any, Callable
+
+from automaton import exceptions as fsm_exc
+
+from ironic.common import exception, states, utils
+from ironic.conductor import workers
+from ironic.conf import CONF
+from ironic.db import api as db_api
+from ironic.db.sqlalchemy import models
+from ironic.objects.node import Node
+
+LOG = logging.getLogger(__name__)
+
+# Set when the service stops: lock retries and waits end early.
+SHUTDOWN = threading.Event()
+_KEEP = object()
+
+_DEFAULT_POOL: workers.WorkerPool | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def default_pool() -> workers.WorkerPool:
+    """The process's worker pool ([conductor]workers_pool_size)."""
+    global _DEFAULT_POOL
+    with _POOL_LOCK:
+        if _DEFAULT_POOL is None:
+            _DEFAULT_POOL = workers.WorkerPool(
+                CONF.conductor.workers_pool_size)
+        return _DEFAULT_POOL
+
+
+def set_default_pool(pool: workers.WorkerPool | None) -> None:
+    global _DEFAULT_POOL
+    with _POOL_LOCK:
+        _DEFAULT_POOL = pool
+
+
+def utcnow() -> datetime.datetime:
+    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+
+
+def acquire(context: Any, node_id: int | str, **kwargs: Any) -> TaskManager:
+    """A task on the node (by id, UUID or name); use it as a context."""
+    return TaskManager(context, node_id, **kwargs)
+
+
+class TaskManager:
+    def __init__(self, context: Any, node_id: int | str, *,
+                 shared: bool = False, purpose: str = "unspecified action",
+                 host: str | None = None, retry: bool = True,
+                 pool: workers.WorkerPool | None = None) -> None:
+        self.context = context
+        self.shared = shared
+        self.purpose = purpose
+        self.host = host or CONF.host
+        self._pool = pool
+        self._driver = None
+        self._ports: list | None = None
+        self._spawn: tuple | None = None
+        self._locked_at: float | None = None
+        self.node: Node = Node.get(node_id) if shared else \
+            self._reserve(node_id, retry)
+
+    # ------------------------------------------------------------------
+    # the lock
+
+    def _reserve(self, node_id: int | str, retry: bool) -> Node:
+        if not isinstance(node_id, int) and not utils.is_uuid_like(node_id):
+            node_id = Node.get(node_id).id
+        elif isinstance(node_id, str):
+            # The lock is taken by UUID directly: one query less per call.
+            node_id = utils.normalize_uuid(node_id)
+        attempts = 1 + (CONF.conductor.node_locked_retry_attempts
+                        if retry else 0)
+        dbapi = db_api.get_instance()
+        started = time.monotonic()
+        for attempt in range(attempts):
+            try:
+                row = dbapi.reserve_node(self.host, node_id)
+                break
+            except exception.NodeLocked:
+                if attempt + 1 >= attempts or SHUTDOWN.wait(
+                        CONF.conductor.node_locked_retry_interval):
+                    raise
+        self._locked_at = time.monotonic()
+        node = Node.from_db(row)
+        self._guard_saves(node)
+        LOG.debug("Node %s locked by %s for %s (took %.3f s)", node.uuid,
+                  self.host, self.purpose, self._locked_at - started)
+        return node
+
+    def _guard_saves(self, node: Node) -> None:
+        """Route ``node.save()`` through the lock-conditional write."""
+        object.__setattr__(node, "save", self._save_locked)
+
+    def _save_locked(self) -> None:
+        node = self.node
+        changed = node._db_values(node.what_changed())
+        if changed:
+            row = db_api.get_instance().update_node_locked(
+                node.id, self.host, changed)
+            node._refresh_from(row)
+        node.reset_changes()
+
+    def upgrade_lock(self, purpose: str | None = None) -> None:
+        """Turn a shared task into an exclusive one (re-reading the node)."""
+        if not self.shared:
+            return
+        self.purpose = purpose or self.purpose
+        self.node = self._reserve(self.node.id, retry=True)
+        self._ports = None
+        self.shared = False
+
+    def save_and_release(self) -> None:
+        """Write the node's changes and give the lock back in one UPDATE
+        (the task's block must end right after)."""
+        node = self.node
+        changed = node._db_values(node.what_changed())
+        row = db_api.get_instance().update_node_locked(
+            node.id, self.host, dict(changed, reservation=None))
+        node._refresh_from(row)
+        node.reset_changes()
+        LOG.debug("Node %s saved and released by %s after %s (held %.3f s)",
+                  node.uuid, self.host, self.purpose,
+                  time.monotonic() - (self._locked_at or time.monotonic()))
+        self._locked_at = None
+
+    def lock_gone_with_node(self) -> None:
+        """The node was deleted while locked: nothing is left to release."""
+        if self._locked_at is not None:
+            LOG.debug("Node %s deleted by %s (held %.3f s)", self.node.uuid,
+                      self.host, time.monotonic() - self._locked_at)
+        self._locked_at = None
+
+    def release_resources(self) -> None:
+        if self.shared or self._locked_at is None:
+            return
+        held = time.monotonic() - self._locked_at
+        self._locked_at = None
+        try:
+            db_api.get_instance().release_node(self.host, self.node.id)
+        except (exception.NodeLocked, exception.NodeNotLocked,
+                exception.NodeNotFound) as e:
+            LOG.warning("Lock of node %s for %s was lost while held: %s",
+                        self.node.uuid, self.purpose, e)
+            return
+        LOG.debug("Node %s released by %s after %s (held %.3f s)",
+                  self.node.uuid, self.host, self.purpose, held)
+
+    # ------------------------------------------------------------------
+    # what a task gives its callers
+
+    @property
+    def driver(self) -> Any:
+        if self._driver is None:
+            from ironic.common import driver_factory
+            driver_factory.build_driver_for_task(self)
+        return self._driver
+
+    @driver.setter
+    def driver(self, value: Any) -> None:
+        self._driver = value
+
+    @property
+    def ports(self) -> list:
+        if self._ports is None:
+            self._ports = db_api.get_instance().get_port_list(
+                filters=[models.Port.node_id == self.node.id])
+        return self._ports
+
+    @property
+    def pool(self) -> workers.WorkerPool:
+        return self._pool or default_pool()
+
+    # ------------------------------------------------------------------
+    # the state machine
+
+    def _new_target(self, event: str, new: str, target: Any) -> str | None:
+        if target is not _KEEP:
+            return states.target_for(new, target)
+        current = self.node.target_provision_state
+        continuing = event in states.INTERNAL_EVENTS or event in (
+            "unhold", "abort")
+        if (new not in states.STABLE_STATES and current is not None
+                and continuing and event != "done"):
+            return current
+        return states.target_for(new)
+
+    def process_event(self, event: str, *, callback: Callable | None = None,
+                      call_args: tuple = (), call_kwargs: dict | None = None,
+                      err_handler: Callable | None = None,
+                      target_state: Any = _KEEP,
+                      last_error: Any = _KEEP) -> None:
+        """Move the node on ``event``; run ``callback`` in a worker after.
+
+        The worker slot is taken before anything is written, so a full pool
+        leaves the node untouched. ``err_handler(task, exc)`` runs if the
+        callback cannot be started.
+        """
+        if self.shared:
+            raise exception.IronicException(
+                "A shared lock can not change the provision state.")
+        slot = self.pool.reserve() if callback else None
+        try:
+            self._move(event, target_state, last_error)
+        except Exception:
+            if slot:
+                slot.release()
+            raise
+        if callback:
+            self._spawn = (slot, callback, call_args, call_kwargs or {},
+                           err_handler)
+
+    def check_event(self, event: str, action: str | None = None) -> str:
+        """The state ``event`` would lead to; InvalidStateRequested (400,
+        naming the current state) when it is not allowed now."""
+        current = self.node.provision_state
+        try:
+            return states.next_state(current, event)
+        except (fsm_exc.NotFound, fsm_exc.InvalidState) as e:
+            raise exception.InvalidStateRequested(
+                action=action or event, node=self.node.uuid,
+                state=current) from e
+
+    def _move(self, event: str, target_state: Any, last_error: Any) -> None:
+        node = self.node
+        current = node.provision_state
+        new = self.check_event(event)
+        node.provision_state = new
+        node.target_provision_state = self._new_target(event, new,
+                                                       target_state)
+        node.provision_updated_at = utcnow()
+        if last_error is not _KEEP:
+            node.last_error = last_error
+        elif event not in states.INTERNAL_EVENTS:
+            node.last_error = None
+        if new in states.STABLE_STATES:
+            # At rest: no ramdisk agent is expected any more.
+            from ironic.common import agent_token
+            agent_token.wipe(node)
+        node.save()
+        LOG.info("Node %s moved from %s to %s on %s", node.uuid, current,
+                 new, event)
+        if new in states.FAILURE_STATES or new == states.ERROR or \
+                event == "abort":
+            from ironic.conductor import utils
+            utils.record_history(
+                self, node.last_error or f"{current} -> {new} on {event}",
+                severity="ERROR" if new != states.ACTIVE else "INFO")
+
+    def spawn_after(self, callback: Callable, *args: Any,
+                    **kwargs: Any) -> None:
+        """Run ``callback(*args, **kwargs)`` in a worker once the task's
+        block ends, handing the lock over to it."""
+        slot = self.pool.reserve()
+        self._spawn = (slot, callback, args, kwargs, None)
+
+    # ------------------------------------------------------------------
+    # the context
+
+    def __enter__(self) -> TaskManager:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        spawn, self._spawn = self._spawn, None
+        if spawn is None or exc_type is not None:
+            if spawn:
+                spawn[0].release()
+            self.release_resources()
+            return
+        slot, callback, args, kwargs, err_handler = spawn
+        try:
+            self.pool.run(slot, self._run_callback, callback, args, kwargs)
+        except Exception as e:
+            slot.release()
+            if err_handler:
+                err_handler(self, e)
+            self.release_resources()
+            raise
+
+    def _run_callback(self, callback: Callable, args: tuple,
+                      kwargs: dict) -> Any:
+        try:
+            return callback(*args, **kwargs)
+        finally:
+            self.release_resources()

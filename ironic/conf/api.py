@@ -1,0 +1,43 @@
+"""Options of the [api] group."""
+
+from oslo_config import cfg
+
+group = cfg.OptGroup("api", title="Bare Metal API options")
+
+opts = [
+    cfg.HostAddressOpt("host_ip", default="0.0.0.0",
+                       help="Address the API listens on."),
+    cfg.PortOpt("port", default=6385, help="TCP port the API listens on."),
+    cfg.IntOpt("max_limit", default=1000, min=1,
+               help="Largest number of items a collection returns in one "
+                    "response."),
+    cfg.StrOpt("public_endpoint",
+               help="Public URL of the API used in links, when it differs "
+                    "from the URL the request came in on (e.g. behind a "
+                    "proxy)."),
+    cfg.IntOpt("api_workers", min=1,
+               help="Number of API worker processes for the standalone "
+                    "ironic-api. Defaults to the number of CPUs."),
+    cfg.BoolOpt("restrict_lookup", default=True,
+                help="Only answer ramdisk lookups for nodes in states where "
+                     "an agent is expected."),
+    cfg.IntOpt("ramdisk_heartbeat_timeout", default=300, min=1,
+               help="Seconds the ramdisk agent may go without a heartbeat; "
+                    "the agent is told on lookup and heartbeats well "
+                    "within it."),
+    cfg.IntOpt("max_json_body_size", default=1024 * 1024, min=1,
+               help="Largest request body, in bytes, the API accepts."),
+    cfg.IntOpt("max_json_body_depth", default=30, min=1,
+               help="Deepest nesting of JSON arrays and objects the API "
+                    "accepts in a request body."),
+    cfg.BoolOpt("enable_ssl_api", default=False,
+                help="Serve the all-in-one API over TLS."),
+    cfg.IntOpt("request_timeout", default=60, min=1,
+               help="Socket timeout, in seconds, of the built-in WSGI "
+                    "server."),
+]
+
+
+def register_opts(conf: cfg.ConfigOpts) -> None:
+    conf.register_group(group)
+    conf.register_opts(opts, group=group)

@@ -1,0 +1,97 @@
+"""Options of the [conductor] group."""
+
+from oslo_config import cfg
+
+group = cfg.OptGroup("conductor", title="Conductor options")
+
+
+def _timeout(name: str, what: str, default: int = 1800) -> cfg.Opt:
+    return cfg.IntOpt(name, default=default, min=0,
+                      help=f"Seconds a node may wait for {what} before "
+                           f"the operation fails; 0 waits forever.")
+
+
+opts = [
+    cfg.StrOpt("conductor_group", default="",
+               help="Name of the conductor group this conductor belongs "
+                    "to; it serves only nodes of the same group."),
+    cfg.IntOpt("heartbeat_interval", default=10, min=1,
+               help="Seconds between two heartbeats of a conductor."),
+    cfg.IntOpt("heartbeat_timeout", default=60, min=2,
+               help="Seconds after its last heartbeat when a conductor is "
+                    "considered dead and its nodes are taken over."),
+    cfg.BoolOpt("automated_clean", default=True,
+                help="Clean nodes automatically on provide and undeploy."),
+    cfg.IntOpt("workers_pool_size", default=100, min=3,
+               help="Size of the conductor's worker pool; when it is full "
+                    "the conductor answers busy."),
+    cfg.IntOpt("periodic_max_workers", default=8, min=1,
+               help="Workers a periodic task may use at once (for example "
+                    "to sync power states of many nodes)."),
+    cfg.IntOpt("sync_power_state_interval", default=60,
+               help="Seconds between power state syncs; 0 or less "
+                    "disables the sync."),
+    cfg.IntOpt("sync_power_state_workers", default=8, min=1,
+               help="Threads that query BMCs during one power state sync."),
+    cfg.IntOpt("power_state_sync_max_retries", default=3, min=0,
+               help="Failed power state syncs of a node in a row before "
+                    "it is put in maintenance."),
+    cfg.IntOpt("sync_power_state_timeout", default=90, min=1,
+               help="Seconds the power state sync waits for one node's "
+                    "BMC to answer. A BMC slower than that counts as a "
+                    "failed sync of its node and stops holding one of the "
+                    "sync_power_state_workers, so a hung BMC never delays "
+                    "the others. Keep it above [ipmi]command_retry_timeout "
+                    "so that IPMI errors are reported with their own "
+                    "message."),
+    cfg.IntOpt("power_failure_recovery_interval", default=300, min=0,
+               help="Seconds between two checks of the nodes put in "
+                    "maintenance because their power state could not be "
+                    "read (fault 'power failure'). A node whose BMC answers "
+                    "again leaves maintenance by itself. 0 disables the "
+                    "checks."),
+    cfg.BoolOpt("enable_health_monitoring", default=True,
+                help="Read the hardware health (OK, Warning, Critical) "
+                     "along with the power state during the sync, from "
+                     "drivers that can tell, into the node's health "
+                     "field."),
+    cfg.BoolOpt("force_power_state_during_sync", default=True,
+                help="Set the hardware's power state back to the recorded "
+                     "one when the sync finds them different."),
+    cfg.IntOpt("power_state_change_timeout", default=60, min=2,
+               help="Seconds to wait for a power state change to show."),
+    cfg.IntOpt("soft_power_off_timeout", default=600, min=1,
+               help="Default timeout of soft power off and soft reboot."),
+    cfg.IntOpt("check_provision_state_interval", default=60, min=0,
+               help="Seconds between two checks for nodes whose wait "
+                    "state timed out; 0 disables the checks."),
+    _timeout("deploy_callback_timeout", "the ramdisk during deployment"),
+    _timeout("clean_callback_timeout", "the ramdisk during cleaning"),
+    _timeout("inspect_wait_timeout", "the inspection data"),
+    _timeout("rescue_callback_timeout", "the rescue ramdisk"),
+    _timeout("service_callback_timeout", "the ramdisk during servicing"),
+    cfg.IntOpt("node_locked_retry_attempts", default=3, min=0,
+               help="Extra attempts to take a node's lock before a request "
+                    "fails with 409 Conflict."),
+    cfg.FloatOpt("node_locked_retry_interval", default=1.0, min=0,
+                 help="Seconds between two attempts to take a node lock."),
+    cfg.IntOpt("sync_local_state_interval", default=180,
+               help="Seconds between takeovers of nodes whose conductor "
+                    "changed (a dead or new conductor); 0 or less "
+                    "disables them."),
+    cfg.BoolOpt("allow_provisioning_in_maintenance", default=True,
+                help="Allow provisioning verbs on nodes in maintenance."),
+    cfg.BoolOpt("disable_deep_image_inspection", default=False,
+                help="Skip the inspection of image contents (format, "
+                     "embedded files) before they are written; the agent "
+                     "is told the same on lookup."),
+    cfg.ListOpt("permitted_image_formats",
+                default=["raw", "gpt", "qcow2", "iso"],
+                help="Image formats that may be deployed; the agent is "
+                     "told the same on lookup."),
+]
+
+
+def register_opts(conf: cfg.ConfigOpts) -> None:
+    conf.register_group(group)
+    conf.register_opts(opts, group=group)

@@ -1,0 +1,103 @@
+"""Options of the [DEFAULT] group."""
+
+import socket
+
+from oslo_config import cfg
+
+INTERFACE_TYPES = (
+    "bios", "boot", "console", "deploy", "firmware", "inspect", "management",
+    "network", "power", "raid", "rescue", "storage", "vendor",
+)
+
+service_opts = [
+    cfg.StrOpt("host", default=socket.gethostname(), sample_default="localhost",
+               help="Name of this node, used as the conductor's hostname. "
+                    "It must be unique among conductors."),
+    cfg.StrOpt("state_path", default="/var/lib/ironic",
+               help="Directory where the service keeps its state "
+                    "(the embedded sqlite database by default)."),
+    cfg.StrOpt("auth_strategy", default="keystone",
+               choices=[("noauth", "no authentication"),
+                        ("keystone", "Identity service tokens"),
+                        ("http_basic", "HTTP basic auth from an htpasswd file")],
+               help="Authentication used by the API."),
+    cfg.StrOpt("http_basic_auth_user_file", default="/etc/ironic/htpasswd",
+               help="htpasswd file (bcrypt hashes) read when "
+                    "auth_strategy is http_basic."),
+    cfg.StrOpt("rpc_transport", default="oslo",
+               choices=[("oslo", "oslo.messaging over transport_url"),
+                        ("json-rpc", "JSON RPC over HTTP"),
+                        ("none", "direct in-process calls (all-in-one only)")],
+               help="How the API reaches the conductors."),
+    cfg.StrOpt("default_portgroup_mode", default="active-backup",
+               help="Bonding mode of new port groups that name none."),
+    cfg.BoolOpt("debug_tracebacks_in_api", default=False,
+                help="Return server tracebacks in API errors (debugging "
+                     "only)."),
+]
+
+cluster_opts = [
+    cfg.IntOpt("hash_partition_exponent", default=5, min=1, max=16,
+               help="Each conductor takes 2**exponent points on the hash "
+                    "ring; more points spread nodes more evenly."),
+    cfg.IntOpt("hash_distribution_replicas", default=1, min=1,
+               help="Conductors that can take over a node at once (the "
+                    "first one owns it)."),
+    cfg.IntOpt("hash_ring_reset_interval", default=15, min=0,
+               help="Seconds a hash ring is cached before the conductors "
+                    "table is read again."),
+    cfg.IntOpt("graceful_shutdown_timeout", default=60, min=0,
+               help="Seconds a stopping service waits for its running "
+                    "work before it exits anyway."),
+]
+
+driver_opts = [
+    cfg.ListOpt("enabled_hardware_types",
+                default=["ipmi", "redfish"],
+                help="Hardware types the conductors load and serve."),
+]
+
+
+def _interface_opts(kind: str, enabled: list[str], default_help: str
+                    ) -> list[cfg.Opt]:
+    return [
+        cfg.ListOpt(f"enabled_{kind}_interfaces", default=enabled,
+                    help=f"Enabled {kind} interface implementations. Every "
+                         f"hardware type needs at least one it supports."),
+        cfg.StrOpt(f"default_{kind}_interface",
+                   help=f"{kind.capitalize()} interface given to new nodes "
+                        f"that name none. {default_help}"),
+    ]
+
+
+_COMPUTED = ("When unset, the first enabled interface the node's hardware "
+             "type supports, in the hardware type's order of preference.")
+
+# The public defaults: a fresh install serves IPMI and Redfish machines.
+# A conductor refuses to start while one of these cannot be loaded, so
+# deployments without them (tests, fake-hardware labs) list their own.
+_ENABLED_DEFAULTS = {
+    "bios": ["no-bios", "redfish"],
+    "boot": ["ipxe", "pxe", "redfish-virtual-media"],
+    "console": ["no-console"],
+    "deploy": ["direct", "ramdisk"],
+    "firmware": ["no-firmware", "redfish"],
+    "inspect": ["agent", "no-inspect", "redfish"],
+    "management": ["ipmitool", "redfish"],
+    "network": ["flat", "noop"],
+    "power": ["ipmitool", "redfish"],
+    "raid": ["agent", "no-raid", "redfish"],
+    "rescue": ["no-rescue"],
+    "storage": ["noop"],
+    "vendor": ["ipmitool", "redfish", "no-vendor"],
+}
+
+for _kind in INTERFACE_TYPES:
+    driver_opts.extend(_interface_opts(_kind, _ENABLED_DEFAULTS[_kind],
+                                       _COMPUTED))
+
+
+def register_opts(conf: cfg.ConfigOpts) -> None:
+    conf.register_opts(service_opts)
+    conf.register_opts(driver_opts)
+    conf.register_opts(cluster_opts)

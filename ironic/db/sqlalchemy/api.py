@@ -1,0 +1,507 @@
+"""SQLAlchemy implementation of the database API.
+
+Queries are written with SQLAlchemy 2 ``select``/``update``/``delete``
+statements inside oslo.db enginefacade transactions. Lists select only the
+columns they are asked for and page by key (never by offset).
+"""
+
+from __future__ import annotations
+
+import uuid as uuidlib
+from typing import Any, Iterable, Sequence
+
+import sqlalchemy as sa
+from oslo_db import exception as db_exc
+
+from ironic.common import exception
+from ironic.db.sqlalchemy import engine, models
+from ironic.db.sqlalchemy.allocations import AllocationQueries
+from ironic.db.sqlalchemy.conductors import ConductorQueries
+from ironic.db.sqlalchemy.hardware import HardwareQueries
+from ironic.db.sqlalchemy.node_resources import NodeResourceQueries
+
+_reader = engine.reader
+_writer = engine.writer
+get_engine = engine.get_engine
+
+
+def dispose() -> None:
+    """Forget the engine and the connection object (tests switch DBs)."""
+    global _CONNECTION
+    engine.dispose()
+    _CONNECTION = None
+
+
+_CONNECTION: Connection | None = None
+
+
+def get_connection() -> Connection:
+    global _CONNECTION
+    if _CONNECTION is None:
+        _CONNECTION = Connection()
+    return _CONNECTION
+
+
+def _new_uuid() -> str:
+    return str(uuidlib.uuid4())
+
+
+# Columns that may not be used to sort because they hold JSON or are
+# otherwise not orderable in a meaningful way.
+_UNSORTABLE = {"driver_info", "driver_internal_info", "instance_info",
+               "properties", "extra", "raid_config", "target_raid_config",
+               "network_data", "clean_step", "deploy_step", "service_step",
+               "internal_info", "local_link_connection"}
+
+
+def _order_and_page(stmt, model, sort_key: str, sort_dir: str,
+                    marker_row: Any | None):
+    """Order by (sort_key, id) and start after ``marker_row``.
+
+    NULLs sort first ascending and last descending on every backend: the
+    ``IS NULL`` term makes the order portable.
+    """
+    col = getattr(model, sort_key)
+    idcol = model.id
+    asc = sort_dir == "asc"
+    if sort_key == "id":
+        stmt = stmt.order_by(idcol.asc() if asc else idcol.desc())
+        if marker_row is not None:
+            stmt = stmt.where(idcol > marker_row.id if asc
+                              else idcol < marker_row.id)
+        return stmt
+    isnull = col.is_(None)
+    if asc:
+        stmt = stmt.order_by(isnull.desc(), col.asc(), idcol.asc())
+    else:
+        stmt = stmt.order_by(isnull.asc(), col.desc(), idcol.desc())
+    if marker_row is None:
+        return stmt
+    mval = getattr(marker_row, sort_key)
+    mid = marker_row.id
+    if asc:
+        if mval is None:
+            cond = sa.or_(sa.and_(isnull, idcol > mid), col.is_not(None))
+        else:
+            cond = sa.or_(col > mval, sa.and_(col == mval, idcol > mid))
+    else:
+        if mval is None:
+            cond = sa.and_(isnull, idcol < mid)
+        else:
+            cond = sa.or_(col < mval, sa.and_(col == mval, idcol < mid),
+                          isnull)
+    return stmt.where(cond)
+
+
+def _row_to_dict(row) -> dict:
+    return dict(row._mapping)
+
+
+class Connection(ConductorQueries, HardwareQueries, NodeResourceQueries,
+                 AllocationQueries):
+    """All queries of the service."""
+
+    _reader = staticmethod(_reader)
+    _writer = staticmethod(_writer)
+
+    # ------------------------------------------------------------------
+    # generic helpers
+
+    def _get_one(self, model, column: str, value, not_found):
+        with _reader() as session:
+            obj = session.scalars(sa.select(model).where(
+                getattr(model, column) == value)).first()
+            if obj is None:
+                raise not_found
+            session.expunge(obj)
+            return obj
+
+    def _list(self, model, *, columns: Sequence[str] | None = None,
+              filters: Iterable = (), limit: int | None = None,
+              marker: str | None = None, sort_key: str = "id",
+              sort_dir: str = "asc", marker_not_found=None,
+              joins: Iterable = ()) -> list[dict]:
+        # Only real columns: getattr() on the class would also find
+        # relationships, methods and dunders (AttributeError -> a 500).
+        if sort_key in _UNSORTABLE or sort_key not in model.__table__.c:
+            raise exception.InvalidParameterValue(
+                err=f"The sort_key value \"{sort_key}\" is an invalid field "
+                    f"for sorting")
+        if sort_dir not in ("asc", "desc"):
+            raise exception.InvalidParameterValue(
+                err=f"Invalid sort direction: {sort_dir}. Acceptable values "
+                    f"are 'asc' or 'desc'")
+        with _reader() as session:
+            marker_row = None
+            if marker is not None:
+                marker_row = session.execute(
+                    sa.select(model.id, getattr(model, sort_key)).where(
+                        model.uuid == marker)).first()
+                if marker_row is None:
+                    raise marker_not_found or exception.InvalidParameterValue(
+                        err=f"Marker {marker} not found")
+            cols = ([getattr(model, c) for c in columns] if columns
+                    else [model])
+            stmt = sa.select(*cols)
+            for j in joins:
+                stmt = stmt.outerjoin(*j) if isinstance(j, tuple) else \
+                    stmt.outerjoin(j)
+            for f in filters:
+                stmt = stmt.where(f)
+            stmt = _order_and_page(stmt, model, sort_key, sort_dir,
+                                   marker_row)
+            if limit:
+                stmt = stmt.limit(limit)
+            result = session.execute(stmt)
+            if columns:
+                return [dict(zip(columns, r, strict=True)) for r in result]
+            out = []
+            for (obj,) in result:
+                session.expunge(obj)
+                out.append(obj)
+            return out
+
+    @staticmethod
+    def _translate_integrity(e: db_exc.DBDuplicateEntry, model_name: str,
+                             values: dict) -> exception.IronicException:
+        # oslo.db parses the violated constraint into column names on every
+        # backend (sqlite "nodes.name", MySQL/PostgreSQL "uniq_nodes0name");
+        # the message text is never searched because values can contain
+        # anything, e.g. a port named "eth0address".
+        cols = set(e.columns or ())
+        if model_name == "node":
+            if "name" in cols:
+                return exception.DuplicateName(name=values.get("name"))
+            if "instance_uuid" in cols:
+                return exception.InstanceAssociated(
+                    instance_uuid=values.get("instance_uuid"),
+                    node=values.get("uuid"))
+            return exception.NodeAlreadyExists(uuid=values.get("uuid"))
+        if model_name == "port":
+            if "address" in cols:
+                return exception.MACAlreadyExists(mac=values.get("address"))
+            if "name" in cols:
+                return exception.Conflict(
+                    f"A port with name {values.get('name')} already exists.")
+            return exception.PortAlreadyExists(uuid=values.get("uuid"))
+        if model_name == "portgroup":
+            if "address" in cols:
+                return exception.PortgroupMACAlreadyExists(
+                    mac=values.get("address"))
+            if "name" in cols:
+                return exception.PortgroupDuplicateName(
+                    name=values.get("name"))
+            return exception.PortgroupAlreadyExists(uuid=values.get("uuid"))
+        return exception.ChassisAlreadyExists(uuid=values.get("uuid"))
+
+    @engine.retry_on_deadlock
+    def _create(self, model, model_name: str, values: dict):
+        values = dict(values)
+        if not values.get("uuid"):
+            values["uuid"] = _new_uuid()
+        obj = model(**values)
+        try:
+            with _writer() as session:
+                session.add(obj)
+                session.flush()
+                session.expunge(obj)
+        except db_exc.DBDuplicateEntry as e:
+            raise self._translate_integrity(e, model_name, values) from e
+        return obj
+
+    @engine.retry_on_deadlock
+    def _update(self, model, model_name: str, obj_id: int, values: dict,
+                not_found):
+        ident: dict = {}
+        try:
+            with _writer() as session:
+                obj = session.get(model, obj_id)
+                if obj is None:
+                    raise not_found
+                ident["uuid"] = obj.uuid  # named by the conflict messages
+                for k, v in values.items():
+                    setattr(obj, k, v)
+                session.flush()
+                session.expunge(obj)
+                return obj
+        except db_exc.DBDuplicateEntry as e:
+            raise self._translate_integrity(
+                e, model_name, {**ident, **values}) from e
+
+    # ------------------------------------------------------------------
+    # nodes
+
+    @engine.retry_on_deadlock
+    def create_node(self, values: dict, traits: Sequence[str] = ()):
+        values = dict(values)
+        if not values.get("uuid"):
+            values["uuid"] = _new_uuid()
+        node = models.Node(**values)
+        try:
+            with _writer() as session:
+                session.add(node)
+                session.flush()
+                for t in dict.fromkeys(traits):
+                    session.add(models.NodeTrait(node_id=node.id, trait=t))
+                session.flush()
+                session.expunge(node)
+        except db_exc.DBDuplicateEntry as e:
+            raise self._translate_integrity(e, "node", values) from e
+        return node
+
+    def get_node_with_traits(self, column: str, value) -> tuple:
+        """The node whose ``column`` equals ``value`` and its traits, read
+        in one transaction (a single GET of a node needs both)."""
+        table = models.Node.__table__
+        with _reader() as session:
+            # A plain row, not an ORM instance: the caller only reads its
+            # columns, and skipping the identity map halves the cost.
+            row = session.execute(sa.select(table).where(
+                table.c[column] == value)).first()
+            if row is None:
+                raise exception.NodeNotFound(node=value)
+            traits = list(session.scalars(
+                sa.select(models.NodeTrait.trait).where(
+                    models.NodeTrait.node_id == row.id).order_by(
+                    models.NodeTrait.trait)))
+            return row, traits
+
+    def get_node_by_id(self, node_id: int):
+        return self._get_one(models.Node, "id", node_id,
+                             exception.NodeNotFound(node=node_id))
+
+    def get_node_by_uuid(self, node_uuid: str):
+        return self._get_one(models.Node, "uuid", node_uuid,
+                             exception.NodeNotFound(node=node_uuid))
+
+    def get_node_by_name(self, node_name: str):
+        return self._get_one(models.Node, "name", node_name,
+                             exception.NodeNotFound(node=node_name))
+
+    def get_node_by_instance(self, instance: str):
+        return self._get_one(
+            models.Node, "instance_uuid", instance,
+            exception.NotFound(f"Instance {instance} could not be found."))
+
+    def get_node_by_port_addresses(self, addresses: Sequence[str]):
+        """The one node owning ports with any of ``addresses`` (the ramdisk
+        lookup); NodeNotFound when none does or when several do."""
+        with _reader() as session:
+            ids = session.scalars(
+                sa.select(models.Port.node_id).where(
+                    models.Port.address.in_(list(addresses))).distinct()
+                .limit(2)).all()
+        if len(ids) != 1:
+            what = "Multiple nodes" if ids else "No node"
+            raise exception.NodeNotFound(
+                f"{what} with MAC addresses {', '.join(addresses)} found.")
+        return self.get_node_by_id(ids[0])
+
+    def get_node_list(self, filters: Iterable = (), **kwargs) -> list:
+        kwargs.setdefault("marker_not_found",
+                          exception.NodeNotFound(node=kwargs.get("marker")))
+        return self._list(models.Node, filters=filters, **kwargs)
+
+    def update_node(self, node_id: int, values: dict):
+        """Write ``values`` without regard to the node lock (API-side edits;
+        conductors use ``update_node_locked``)."""
+        return self._update(models.Node, "node", node_id, values,
+                            exception.NodeNotFound(node=node_id))
+
+    @engine.retry_on_deadlock
+    def destroy_node(self, node_id: int) -> None:
+        with _writer() as session:
+            session.execute(sa.delete(models.Port).where(
+                models.Port.node_id == node_id))
+            session.execute(sa.delete(models.Portgroup).where(
+                models.Portgroup.node_id == node_id))
+            session.execute(sa.delete(models.NodeTrait).where(
+                models.NodeTrait.node_id == node_id))
+            session.execute(sa.delete(models.NodeTag).where(
+                models.NodeTag.node_id == node_id))
+            session.execute(sa.delete(models.NodeInventory).where(
+                models.NodeInventory.node_id == node_id))
+            # A node's allocation goes with it.
+            session.execute(sa.delete(models.Allocation).where(
+                models.Allocation.node_id == node_id))
+            res = session.execute(sa.delete(models.Node).where(
+                models.Node.id == node_id))
+            if res.rowcount == 0:
+                raise exception.NodeNotFound(node=node_id)
+
+    # node traits -------------------------------------------------------
+
+    def get_node_traits(self, node_id: int) -> list[str]:
+        with _reader() as session:
+            return list(session.scalars(
+                sa.select(models.NodeTrait.trait).where(
+                    models.NodeTrait.node_id == node_id).order_by(
+                    models.NodeTrait.trait)))
+
+    def get_traits_for_nodes(self, node_ids: Sequence[int]
+                             ) -> dict[int, list[str]]:
+        out: dict[int, list[str]] = {i: [] for i in node_ids}
+        if not node_ids:
+            return out
+        with _reader() as session:
+            rows = session.execute(
+                sa.select(models.NodeTrait.node_id, models.NodeTrait.trait)
+                .where(models.NodeTrait.node_id.in_(list(node_ids)))
+                .order_by(models.NodeTrait.trait))
+            for nid, trait in rows:
+                out[nid].append(trait)
+        return out
+
+    @engine.retry_on_deadlock
+    def set_node_traits(self, node_id: int, traits: Sequence[str]) -> None:
+        with _writer() as session:
+            session.execute(sa.delete(models.NodeTrait).where(
+                models.NodeTrait.node_id == node_id))
+            for t in dict.fromkeys(traits):
+                session.add(models.NodeTrait(node_id=node_id, trait=t))
+
+    @engine.retry_on_deadlock
+    def add_node_trait(self, node_id: int, trait: str) -> None:
+        try:
+            with _writer() as session:
+                exists = session.get(models.NodeTrait, (node_id, trait))
+                if exists is None:
+                    session.add(models.NodeTrait(node_id=node_id,
+                                                 trait=trait))
+        except db_exc.DBDuplicateEntry:
+            pass  # a concurrent request added it: adding is idempotent
+
+    @engine.retry_on_deadlock
+    def delete_node_trait(self, node_id: int, trait: str) -> None:
+        with _writer() as session:
+            res = session.execute(sa.delete(models.NodeTrait).where(
+                models.NodeTrait.node_id == node_id,
+                models.NodeTrait.trait == trait))
+            if res.rowcount == 0:
+                raise exception.NodeTraitNotFound(node=node_id, trait=trait)
+
+    # ------------------------------------------------------------------
+    # ports
+
+    def create_port(self, values: dict):
+        return self._create(models.Port, "port", values)
+
+    def get_port_by_id(self, port_id: int):
+        return self._get_one(models.Port, "id", port_id,
+                             exception.PortNotFound(port=port_id))
+
+    def get_port_by_uuid(self, port_uuid: str):
+        return self._get_one(models.Port, "uuid", port_uuid,
+                             exception.PortNotFound(port=port_uuid))
+
+    def get_port_by_address(self, address: str):
+        return self._get_one(models.Port, "address", address,
+                             exception.PortNotFound(port=address))
+
+    def get_port_by_name(self, name: str):
+        return self._get_one(models.Port, "name", name,
+                             exception.PortNotFound(port=name))
+
+    def get_port_list(self, filters: Iterable = (), **kwargs) -> list:
+        return self._list(models.Port, filters=filters, **kwargs)
+
+    def update_port(self, port_id: int, values: dict):
+        return self._update(models.Port, "port", port_id, values,
+                            exception.PortNotFound(port=port_id))
+
+    @engine.retry_on_deadlock
+    def destroy_port(self, port_id: int) -> None:
+        with _writer() as session:
+            res = session.execute(sa.delete(models.Port).where(
+                models.Port.id == port_id))
+            if res.rowcount == 0:
+                raise exception.PortNotFound(port=port_id)
+
+    # ------------------------------------------------------------------
+    # portgroups
+
+    def create_portgroup(self, values: dict):
+        return self._create(models.Portgroup, "portgroup", values)
+
+    def get_portgroup_by_id(self, pg_id: int):
+        return self._get_one(models.Portgroup, "id", pg_id,
+                             exception.PortgroupNotFound(portgroup=pg_id))
+
+    def get_portgroup_by_uuid(self, pg_uuid: str):
+        return self._get_one(models.Portgroup, "uuid", pg_uuid,
+                             exception.PortgroupNotFound(portgroup=pg_uuid))
+
+    def get_portgroup_by_name(self, name: str):
+        return self._get_one(models.Portgroup, "name", name,
+                             exception.PortgroupNotFound(portgroup=name))
+
+    def get_portgroup_by_address(self, address: str):
+        return self._get_one(models.Portgroup, "address", address,
+                             exception.PortgroupNotFound(portgroup=address))
+
+    def get_portgroup_list(self, filters: Iterable = (), **kwargs) -> list:
+        return self._list(models.Portgroup, filters=filters, **kwargs)
+
+    def update_portgroup(self, pg_id: int, values: dict):
+        return self._update(models.Portgroup, "portgroup", pg_id, values,
+                            exception.PortgroupNotFound(portgroup=pg_id))
+
+    @engine.retry_on_deadlock
+    def destroy_portgroup(self, pg_id: int) -> None:
+        with _writer() as session:
+            has_ports = session.execute(sa.select(models.Port.id).where(
+                models.Port.portgroup_id == pg_id).limit(1)).first()
+            if has_ports:
+                raise exception.PortgroupNotEmpty(portgroup=pg_id)
+            res = session.execute(sa.delete(models.Portgroup).where(
+                models.Portgroup.id == pg_id))
+            if res.rowcount == 0:
+                raise exception.PortgroupNotFound(portgroup=pg_id)
+
+    # ------------------------------------------------------------------
+    # chassis
+
+    def create_chassis(self, values: dict):
+        return self._create(models.Chassis, "chassis", values)
+
+    def get_chassis_by_id(self, chassis_id: int):
+        return self._get_one(models.Chassis, "id", chassis_id,
+                             exception.ChassisNotFound(chassis=chassis_id))
+
+    def get_chassis_by_uuid(self, chassis_uuid: str):
+        return self._get_one(models.Chassis, "uuid", chassis_uuid,
+                             exception.ChassisNotFound(chassis=chassis_uuid))
+
+    def get_chassis_list(self, filters: Iterable = (), **kwargs) -> list:
+        return self._list(models.Chassis, filters=filters, **kwargs)
+
+    def update_chassis(self, chassis_id: int, values: dict):
+        return self._update(models.Chassis, "chassis", chassis_id, values,
+                            exception.ChassisNotFound(chassis=chassis_id))
+
+    @engine.retry_on_deadlock
+    def destroy_chassis(self, chassis_id: int) -> None:
+        with _writer() as session:
+            has_nodes = session.execute(sa.select(models.Node.id).where(
+                models.Node.chassis_id == chassis_id).limit(1)).first()
+            if has_nodes:
+                raise exception.ChassisNotEmpty(chassis=chassis_id)
+            res = session.execute(sa.delete(models.Chassis).where(
+                models.Chassis.id == chassis_id))
+            if res.rowcount == 0:
+                raise exception.ChassisNotFound(chassis=chassis_id)
+
+    # ------------------------------------------------------------------
+    # id <-> uuid helpers used by the API to render relations
+
+    def uuids_for_ids(self, model_name: str, ids: Iterable[int]
+                      ) -> dict[int, str]:
+        model = {"node": models.Node, "chassis": models.Chassis,
+                 "portgroup": models.Portgroup,
+                 "allocation": models.Allocation}[model_name]
+        ids = [i for i in set(ids) if i is not None]
+        if not ids:
+            return {}
+        with _reader() as session:
+            return dict(session.execute(sa.select(model.id, model.uuid).where(
+                model.id.in_(ids))).all())

@@ -1,0 +1,296 @@
+"""Queries of the conductors table and of node locks.
+
+A mixin of ``Connection`` so the conductor's queries live apart from the
+resource CRUD. The node lock is the ``reservation`` column: taking it is one
+conditional UPDATE (compare-and-swap), so two conductors can never both
+believe they hold it, on sqlite, MariaDB or PostgreSQL alike.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any, Iterable
+
+import sqlalchemy as sa
+from oslo_db import exception as db_exc
+
+from ironic.common import exception
+from ironic.db.sqlalchemy import engine, models
+
+
+def utcnow() -> datetime.datetime:
+    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+
+
+def _stale_before(interval: int) -> datetime.datetime:
+    return utcnow() - datetime.timedelta(seconds=interval)
+
+
+def _alive_clause(interval: int):
+    C = models.Conductor
+    seen = sa.func.coalesce(C.updated_at, C.created_at)
+    return sa.and_(C.online.is_(True), seen >= _stale_before(interval))
+
+
+class ConductorQueries:
+    """Registration, heartbeat and liveness of conductors; node locks."""
+
+    # Both are provided by Connection's module; bound there.
+    _reader: Any
+    _writer: Any
+
+    # ------------------------------------------------------------------
+    # registration and heartbeat
+
+    @engine.retry_on_deadlock
+    def register_conductor(self, values: dict, update_existing: bool = False
+                           ) -> models.Conductor:
+        """Insert or revive the row of ``values['hostname']``.
+
+        A row that is online is someone else's live registration (two
+        conductors configured with one host name): refused unless
+        ``update_existing`` says the caller knows it is its own.
+        """
+        C = models.Conductor
+        fields = {"drivers": list(values.get("drivers") or []),
+                  "conductor_group": values.get("conductor_group") or "",
+                  "online": True, "updated_at": utcnow()}
+        with self._writer() as session:
+            row = session.scalars(sa.select(C).where(
+                C.hostname == values["hostname"])).first()
+            if row is None:
+                row = C(hostname=values["hostname"], **fields)
+                session.add(row)
+            elif row.online and not update_existing:
+                raise exception.ConductorAlreadyRegistered(
+                    conductor=values["hostname"])
+            else:
+                for key, value in fields.items():
+                    setattr(row, key, value)
+            try:
+                session.flush()
+            except db_exc.DBDuplicateEntry as e:
+                raise exception.ConductorAlreadyRegistered(
+                    conductor=values["hostname"]) from e
+            session.expunge(row)
+            return row
+
+    @engine.retry_on_deadlock
+    def touch_conductor(self, hostname: str, online: bool = True) -> None:
+        """The heartbeat: the conductor is alive now.
+
+        ``online=False`` is the heartbeat of a conductor that is leaving:
+        out of the hash ring (no new work reaches it) while the locks its
+        running workers hold stay its own until it unregisters.
+        """
+        C = models.Conductor
+        with self._writer() as session:
+            res = session.execute(sa.update(C).where(
+                C.hostname == hostname).values(updated_at=utcnow(),
+                                               online=online))
+            if res.rowcount == 0:
+                raise exception.ConductorNotFound(conductor=hostname)
+
+    @engine.retry_on_deadlock
+    def unregister_conductor(self, hostname: str) -> None:
+        C = models.Conductor
+        with self._writer() as session:
+            row = session.execute(sa.select(C.id).where(
+                C.hostname == hostname)).first()
+            if row is None:
+                raise exception.ConductorNotFound(conductor=hostname)
+            session.execute(sa.update(C).where(C.id == row.id).values(
+                online=False))
+            session.execute(sa.delete(models.ConductorHardwareInterfaces)
+                            .where(models.ConductorHardwareInterfaces
+                                   .conductor_id == row.id))
+
+    def get_conductor(self, hostname: str) -> models.Conductor:
+        return self._get_one(models.Conductor, "hostname", hostname,
+                             exception.ConductorNotFound(conductor=hostname))
+
+    def list_conductors(self, *, limit: int | None = None,
+                        marker: str | None = None, sort_key: str = "id",
+                        sort_dir: str = "asc") -> list[models.Conductor]:
+        """Every registered conductor, alive or not, paged by hostname."""
+        C = models.Conductor
+        col = getattr(C, sort_key)
+        order = [col.asc() if sort_dir == "asc" else col.desc(), C.id.asc()]
+        with self._reader() as session:
+            stmt = sa.select(C).order_by(*order)
+            if marker is not None:
+                mrow = session.execute(sa.select(C.id, col).where(
+                    C.hostname == marker)).first()
+                if mrow is None:
+                    raise exception.ConductorNotFound(conductor=marker)
+                mval = mrow[1]
+                after = col > mval if sort_dir == "asc" else col < mval
+                stmt = stmt.where(sa.or_(after, sa.and_(col == mval,
+                                                        C.id > mrow.id)))
+            if limit:
+                stmt = stmt.limit(limit)
+            rows = list(session.scalars(stmt))
+            for r in rows:
+                session.expunge(r)
+            return rows
+
+    def get_active_conductors(self, interval: int) -> list[models.Conductor]:
+        """Conductors online whose heartbeat is younger than ``interval``."""
+        C = models.Conductor
+        with self._reader() as session:
+            rows = list(session.scalars(sa.select(C).where(
+                _alive_clause(interval)).order_by(C.hostname)))
+            for r in rows:
+                session.expunge(r)
+            return rows
+
+    def get_offline_conductors(self, interval: int) -> list[str]:
+        C = models.Conductor
+        with self._reader() as session:
+            return list(session.scalars(sa.select(C.hostname).where(
+                sa.not_(_alive_clause(interval)))))
+
+    def conductor_alive(self, row: models.Conductor, interval: int) -> bool:
+        seen = row.updated_at or row.created_at
+        return bool(row.online and seen and seen >= _stale_before(interval))
+
+    # ------------------------------------------------------------------
+    # hardware interfaces a conductor serves (seed 003)
+
+    # Conductors starting together each delete then insert their rows; on
+    # InnoDB the DELETEs take gap locks that the other's INSERT waits for,
+    # and one of them is chosen as a deadlock victim. Retrying is safe: the
+    # whole replacement runs again in a new transaction.
+    @engine.retry_on_deadlock
+    def register_conductor_hardware_interfaces(
+            self, conductor_id: int, interfaces: Iterable[dict]) -> None:
+        """Replace the (hardware_type, interface_type, interface_name,
+        default) rows of one conductor."""
+        H = models.ConductorHardwareInterfaces
+        with self._writer() as session:
+            session.execute(sa.delete(H).where(H.conductor_id ==
+                                               conductor_id))
+            for item in interfaces:
+                session.add(H(conductor_id=conductor_id, **item))
+
+    def list_conductor_hardware_interfaces(self, conductor_id: int
+                                           ) -> list[dict]:
+        H = models.ConductorHardwareInterfaces
+        cols = (H.hardware_type, H.interface_type, H.interface_name,
+                H.default)
+        with self._reader() as session:
+            return [dict(r._mapping) for r in session.execute(
+                sa.select(*cols).where(H.conductor_id == conductor_id))]
+
+    def list_hardware_type_interfaces(self, hardware_types: Iterable[str],
+                                      interval: int) -> list[dict]:
+        """Interfaces served by live conductors for the given types."""
+        H, C = models.ConductorHardwareInterfaces, models.Conductor
+        cols = (H.hardware_type, H.interface_type, H.interface_name,
+                H.default)
+        with self._reader() as session:
+            return [dict(r._mapping) for r in session.execute(
+                sa.select(*cols).join(C, C.id == H.conductor_id).where(
+                    H.hardware_type.in_(list(hardware_types)),
+                    _alive_clause(interval)).distinct())]
+
+    # ------------------------------------------------------------------
+    # node locks
+
+    @engine.retry_on_deadlock
+    def reserve_node(self, tag: str, node_id: int | str) -> models.Node:
+        """Take the exclusive lock of a node (by id or UUID) for conductor
+        ``tag``.
+
+        Raises NodeLocked (naming the holder) when someone holds it.
+        """
+        N = models.Node
+        key = N.id if isinstance(node_id, int) else N.uuid
+        with self._writer() as session:
+            res = session.execute(sa.update(N).where(
+                key == node_id, N.reservation.is_(None)).values(
+                reservation=tag).execution_options(
+                synchronize_session=False))
+            node = session.scalars(sa.select(N).where(key == node_id)).first()
+            if node is None:
+                raise exception.NodeNotFound(node=node_id)
+            if res.rowcount != 1:
+                raise exception.NodeLocked(node=node.uuid,
+                                           host=node.reservation)
+            session.expunge(node)
+            return node
+
+    @engine.retry_on_deadlock
+    def release_node(self, tag: str, node_id: int) -> None:
+        N = models.Node
+        with self._writer() as session:
+            res = session.execute(sa.update(N).where(
+                N.id == node_id, N.reservation == tag).values(
+                reservation=None).execution_options(
+                synchronize_session=False))
+            if res.rowcount == 1:
+                return
+            holder = session.execute(sa.select(N.uuid, N.reservation).where(
+                N.id == node_id)).first()
+            if holder is None:
+                raise exception.NodeNotFound(node=node_id)
+            if holder.reservation is None:
+                raise exception.NodeNotLocked(node=holder.uuid, host=tag)
+            raise exception.NodeLocked(node=holder.uuid,
+                                       host=holder.reservation)
+
+    @engine.retry_on_deadlock
+    def update_node_locked(self, node_id: int, tag: str, values: dict
+                           ) -> models.Node:
+        """Write ``values`` only while ``tag`` still holds the lock.
+
+        A survivor may have broken the lease of a conductor it believed
+        dead; the old holder's late writes must then be refused.
+        """
+        N = models.Node
+        with self._writer() as session:
+            values = dict(values, updated_at=utcnow())
+            res = session.execute(sa.update(N).where(
+                N.id == node_id, N.reservation == tag).values(
+                **values).execution_options(synchronize_session=False))
+            node = session.get(N, node_id)
+            if node is None:
+                raise exception.NodeNotFound(node=node_id)
+            if res.rowcount != 1:
+                raise exception.NodeLocked(node=node.uuid,
+                                           host=node.reservation)
+            session.expunge(node)
+            return node
+
+    @engine.retry_on_deadlock
+    def clear_node_reservations_for_conductor(self, hostname: str) -> int:
+        """Release every lock held under ``hostname`` (at its start-up)."""
+        N = models.Node
+        with self._writer() as session:
+            return session.execute(sa.update(N).where(
+                N.reservation == hostname).values(reservation=None)
+                .execution_options(synchronize_session=False)).rowcount
+
+    @engine.retry_on_deadlock
+    def release_dead_conductor_locks(self, interval: int) -> list[str]:
+        """Break the locks of conductors whose heartbeat is too old.
+
+        A lock whose holder is not a live conductor at all (its row is gone)
+        is broken too; a conductor that still heartbeats keeps its locks even
+        when it left the ring (it is draining its workers). Returns the UUIDs
+        of the nodes released, for the log.
+        """
+        N, C = models.Node, models.Conductor
+        seen = sa.func.coalesce(C.updated_at, C.created_at)
+        with self._writer() as session:
+            alive = sa.select(C.hostname).where(
+                seen >= _stale_before(interval)).scalar_subquery()
+            held = sa.and_(N.reservation.is_not(None),
+                           N.reservation.not_in(alive))
+            uuids = list(session.scalars(sa.select(N.uuid).where(held)))
+            if uuids:
+                session.execute(sa.update(N).where(
+                    N.uuid.in_(uuids), held).values(
+                    reservation=None).execution_options(
+                    synchronize_session=False))
+            return uuids

@@ -1,0 +1,148 @@
+"""The engine and sessions: oslo.db's enginefacade, tuned for sqlite.
+
+Every path into the database (``reader()``, ``writer()``, ``get_engine()``)
+configures the engine first, so no connection is handed out before the
+sqlite settings are in place.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from typing import Iterator
+
+import sqlalchemy as sa
+from oslo_db import api as oslo_db_api
+from oslo_db.sqlalchemy import enginefacade
+from sqlalchemy import event, orm
+
+_facade = enginefacade.transaction_context()
+_lock = threading.Lock()
+_configured = False
+_is_sqlite = False
+_WRITE = "ironic_sqlite_write"
+
+
+class _Ctx:
+    """enginefacade wants a context object to hang the session on."""
+
+
+def retry_on_deadlock(func):
+    """Run ``func`` again when the database aborts its transaction as a
+    deadlock victim (InnoDB gap locks, PostgreSQL lock cycles).
+
+    oslo.db's own ``retry_on_deadlock`` only marks a function for its
+    ``DBAPI`` proxy, which this project does not use, so the mark alone
+    retried nothing. ``func`` must open its own transaction (every query
+    method does: each ``reader()``/``writer()`` is a new one), so running it
+    again repeats the whole unit of work.
+    """
+    return oslo_db_api.wrap_db_retry(
+        max_retries=5, retry_interval=0.1, max_retry_interval=2,
+        retry_on_deadlock=True)(func)
+
+
+def reader():
+    ensure_configured()
+    return _facade.reader.using(_Ctx())
+
+
+@contextlib.contextmanager
+def writer() -> Iterator[orm.Session]:
+    ensure_configured()
+    with _facade.writer.using(_Ctx()) as session:
+        if _is_sqlite:
+            # Procure the connection marked, so _sqlite_begin takes the
+            # write lock up front (see there).
+            session.connection(execution_options={_WRITE: True})
+        yield session
+
+
+def _sqlite_connect(dbapi_conn, _record) -> None:
+    cur = dbapi_conn.cursor()
+    # First, so that the statements after it wait for a busy database
+    # instead of failing at once.
+    cur.execute("PRAGMA busy_timeout=30000")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.close()
+
+
+def _sqlite_begin(conn: sa.Connection) -> None:
+    # oslo.db emits a deferred BEGIN. A deferred transaction that reads and
+    # then writes must upgrade its lock, and sqlite answers "database is
+    # locked" at once (no busy wait, that could deadlock) when another
+    # writer got there first. Writers therefore BEGIN IMMEDIATE and queue
+    # on the busy timeout; readers stay deferred and never block (WAL).
+    if conn.get_execution_options().get(_WRITE) and \
+            "in_transaction" not in conn.info:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        conn.info["in_transaction"] = True  # oslo.db's marker: no BEGIN
+
+
+def _pool_sqlite_file(engine: sa.Engine) -> None:
+    # oslo.db gives sqlite files a NullPool: every session opened a new
+    # connection (half the CPU of a small query) and, as the last one
+    # closed, sqlite checkpointed the WAL with an fsync, tens of ms per
+    # request. A QueuePool keeps connections open; SQLAlchemy already opens
+    # file databases with check_same_thread=False for exactly this pool.
+    old = engine.pool
+    if isinstance(old, sa.pool.NullPool):
+        engine.pool = sa.pool.QueuePool(
+            old._creator, pool_size=5, max_overflow=-1,
+            _dispatch=old.dispatch, dialect=old._dialect)
+
+
+def _tune_sqlite(engine: sa.Engine) -> None:
+    event.listen(engine, "connect", _sqlite_connect)
+    # Ours must run before oslo.db's deferred BEGIN (insert=True is not
+    # honoured for engine events), so re-add oslo.db's after it.
+    theirs = list(engine.dispatch.begin)
+    for fn in theirs:
+        event.remove(engine, "begin", fn)
+    event.listen(engine, "begin", _sqlite_begin)
+    for fn in theirs:
+        event.listen(engine, "begin", fn)
+    # oslo.db opened a test connection before the listeners existed.
+    engine.dispose()
+    _pool_sqlite_file(engine)
+    # WAL lets readers run while the API or a conductor writes. It is a
+    # property of the file, so once is enough; outside any transaction.
+    raw = engine.raw_connection()
+    try:
+        raw.cursor().execute("PRAGMA journal_mode=WAL")
+    finally:
+        raw.close()
+
+
+def ensure_configured() -> None:
+    global _configured, _is_sqlite
+    if _configured:
+        return
+    with _lock:
+        if _configured:
+            return
+        # thread_checkin makes every connection check-in time.sleep(0) for
+        # eventlet's sake; we run no eventlet, and on a busy host that
+        # yield alone cost milliseconds per request.
+        _facade.configure(sqlite_fk=True, thread_checkin=False)
+        engine = _facade.writer.get_engine()
+        _is_sqlite = engine.dialect.name == "sqlite"
+        if _is_sqlite:
+            _tune_sqlite(engine)
+        _configured = True
+
+
+def get_engine() -> sa.Engine:
+    ensure_configured()
+    return _facade.writer.get_engine()
+
+
+def dispose() -> None:
+    """Forget the engine (tests switch databases)."""
+    global _configured, _facade
+    with _lock:
+        if _configured:
+            _facade.writer.get_engine().dispose()
+        _facade = enginefacade.transaction_context()
+        _configured = False

@@ -1,0 +1,1 @@
+"""Inspection hooks: one small plugin per job (see ``base``)."""

@@ -1,0 +1,23 @@
+"""``architecture``: the ``cpu_arch`` property from the inventory."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from ironic.drivers.modules.inspector.hooks import base
+
+LOG = logging.getLogger(__name__)
+
+
+class ArchitectureHook(base.InspectionHook):
+
+    def __call__(self, task: Any, inventory: dict,
+                 plugin_data: dict) -> None:
+        arch = (inventory.get("cpu") or {}).get("architecture")
+        if not arch:
+            LOG.warning("Node %s: the inventory has no CPU architecture",
+                        task.node.uuid)
+            return
+        base.set_properties(task, cpu_arch=arch)
+        task.node.save()

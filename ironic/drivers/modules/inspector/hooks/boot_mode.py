@@ -1,0 +1,21 @@
+"""``boot-mode``: the ``boot_mode`` capability from the mode the ramdisk
+was booted in."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ironic.drivers.modules.inspector.hooks import base
+
+_MODES = {"bios": "bios", "uefi": "uefi"}
+
+
+class BootModeHook(base.InspectionHook):
+
+    def __call__(self, task: Any, inventory: dict,
+                 plugin_data: dict) -> None:
+        mode = _MODES.get((inventory.get("boot") or {}).get(
+            "current_boot_mode"))
+        if mode:
+            base.update_capabilities(task, {"boot_mode": mode})
+            task.node.save()

@@ -1,0 +1,71 @@
+"""``physical-network``: the ``physical_network`` of ports from the IP
+address their interface had during inspection, mapped by
+``[inspector]physical_network_cidr_map`` ("CIDR:physnet,...")."""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+from typing import Any
+
+from ironic.common import exception
+from ironic.conf import CONF
+from ironic.db import api as db_api
+from ironic.db.sqlalchemy import models
+from ironic.drivers.modules.inspector.hooks import base
+from ironic.objects.port import Port
+
+LOG = logging.getLogger(__name__)
+
+
+def cidr_map() -> list[tuple[Any, str]]:
+    mapping = []
+    for item in CONF.inspector.physical_network_cidr_map:
+        cidr, sep, physnet = item.rpartition(":")
+        try:
+            if not sep or not physnet:
+                raise ValueError(item)
+            mapping.append((ipaddress.ip_network(cidr, strict=False),
+                            physnet))
+        except ValueError as e:
+            raise exception.HardwareInspectionFailure(
+                error=f"invalid [inspector]physical_network_cidr_map entry "
+                      f"{item!r}: expected CIDR:physical_network") from e
+    return mapping
+
+
+def physnet_for(iface: dict, mapping: list[tuple[Any, str]]) -> str | None:
+    for key in ("ipv4_address", "ipv6_address"):
+        value = iface.get(key)
+        if not value:
+            continue
+        try:
+            ip = ipaddress.ip_address(value.split("/")[0].split("%")[0])
+        except ValueError:
+            continue
+        for network, physnet in mapping:
+            if ip.version == network.version and ip in network:
+                return physnet
+    return None
+
+
+class PhysicalNetworkHook(base.InspectionHook):
+
+    def __call__(self, task: Any, inventory: dict,
+                 plugin_data: dict) -> None:
+        mapping = cidr_map()
+        if not mapping:
+            return
+        by_mac = {(i.get("mac_address") or "").lower(): i
+                  for i in inventory.get("interfaces") or ()}
+        rows = db_api.get_instance().get_port_list(
+            filters=[models.Port.node_id == task.node.id])
+        for row in rows:
+            iface = by_mac.get(row.address)
+            physnet = physnet_for(iface, mapping) if iface else None
+            if physnet and physnet != row.physical_network:
+                port = Port.from_db(row)
+                port.physical_network = physnet
+                port.save()
+                LOG.info("Node %s: port %s is on physical network %s",
+                         task.node.uuid, row.address, physnet)

@@ -1,0 +1,290 @@
+"""The ``ipmitool`` power, management and vendor interfaces.
+
+Every call goes through ``ipmi_client``: validated driver_info, the
+password kept off the command line, per-BMC serialization and retries.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ironic.common import (
+    boot_devices,
+    boot_modes,
+    components,
+    exception,
+    indicator_states,
+    states,
+)
+from ironic.conf import CONF
+from ironic.drivers import base
+from ironic.drivers.modules import ipmi_client
+
+PROPERTIES = {
+    "ipmi_address": "IP address or hostname of the BMC. Required.",
+    "ipmi_port": "UDP port of the BMC. Optional (623).",
+    "ipmi_username": "BMC user name. Optional.",
+    "ipmi_password": "BMC password. Optional.",
+    "ipmi_protocol_version": "IPMI version: '1.5' or '2.0'. Optional "
+                             "(2.0).",
+    "ipmi_cipher_suite": "IPMI 2.0 cipher suite, 0-17. Optional.",
+    "ipmi_priv_level": "Privilege level: ADMINISTRATOR, CALLBACK, OPERATOR "
+                       "or USER. Optional (ADMINISTRATOR).",
+    "ipmi_bridging": "Bridging: 'no', 'single' or 'dual'. Optional (no).",
+    "ipmi_local_address": "Local IPMB address for bridged requests. "
+                          "Optional.",
+    "ipmi_transit_channel": "Transit channel for dual bridging. Optional.",
+    "ipmi_transit_address": "Transit address for dual bridging. Optional.",
+    "ipmi_target_channel": "Destination channel for bridging. Optional.",
+    "ipmi_target_address": "Destination address for bridging. Optional.",
+    "ipmi_hex_kg_key": "The BMC's K_g key in hexadecimal. Optional.",
+    "ipmi_terminal_port": "Local port for the serial console. Optional.",
+    "ipmi_disable_boot_timeout": "Disable the BMC's boot flag timeout "
+                                 "before setting a boot device. Optional "
+                                 "([ipmi]disable_boot_timeout).",
+}
+
+# ipmitool's boot device names for ours.
+_BOOTDEV = {boot_devices.PXE: "pxe", boot_devices.DISK: "disk",
+            boot_devices.CDROM: "cdrom", boot_devices.BIOS: "bios",
+            boot_devices.SAFE: "safe"}
+
+
+def _target(task: Any) -> ipmi_client.IpmiTarget:
+    return ipmi_client.parse_driver_info(task.node.driver_info or {})
+
+
+def _run(task: Any, *command: str) -> str:
+    return ipmi_client.run(_target(task), list(command))
+
+
+def _wait_for_power(task: Any, wanted: str, timeout: int | None) -> None:
+    """Poll until the BMC reports ``wanted`` or the timeout passes."""
+    budget = timeout or CONF.conductor.power_state_change_timeout
+    deadline = time.monotonic() + budget
+    while True:
+        state = IPMIPower.read_power_state(task)
+        if state == wanted:
+            return
+        if time.monotonic() >= deadline:
+            raise exception.PowerStateFailure(pstate=wanted)
+        time.sleep(1)
+
+
+class IPMIPower(base.PowerInterface):
+    def get_properties(self) -> dict[str, str]:
+        return dict(PROPERTIES)
+
+    def validate(self, task: Any) -> None:
+        _target(task)
+
+    @staticmethod
+    def read_power_state(task: Any) -> str:
+        answer = ipmi_client.parse_power_status(_run(task, "power",
+                                                     "status"))
+        return states.POWER_ON if answer == "on" else states.POWER_OFF
+
+    def get_power_state(self, task: Any) -> str:
+        return self.read_power_state(task)
+
+    def set_power_state(self, task: Any, power_state: str,
+                        timeout: int | None = None) -> None:
+        if power_state == states.POWER_ON:
+            _run(task, "power", "on")
+            _wait_for_power(task, states.POWER_ON, timeout)
+        elif power_state == states.POWER_OFF:
+            _run(task, "power", "off")
+            _wait_for_power(task, states.POWER_OFF, timeout)
+        elif power_state == states.SOFT_POWER_OFF:
+            _run(task, "power", "soft")
+            _wait_for_power(task, states.POWER_OFF, timeout)
+        elif power_state in (states.REBOOT, states.SOFT_REBOOT):
+            self._reboot(task, soft=power_state == states.SOFT_REBOOT,
+                         timeout=timeout)
+        else:
+            raise exception.InvalidParameterValue(
+                err=f"set_power_state called with an invalid power state: "
+                    f"{power_state}")
+
+    def _reboot(self, task: Any, soft: bool, timeout: int | None) -> None:
+        powered_on = self.read_power_state(task) == states.POWER_ON
+        if powered_on and task.node.disable_power_off:
+            # Never off, not even for a moment: an explicit reset.
+            _run(task, "power", "reset")
+            _wait_for_power(task, states.POWER_ON, timeout)
+            return
+        if powered_on:
+            _run(task, "power", "soft" if soft else "off")
+            _wait_for_power(task, states.POWER_OFF, timeout)
+        _run(task, "power", "on")
+        _wait_for_power(task, states.POWER_ON, timeout)
+
+    def reboot(self, task: Any, timeout: int | None = None) -> None:
+        self._reboot(task, soft=False, timeout=timeout)
+
+    def get_supported_power_states(self, task: Any) -> list[str]:
+        return [states.POWER_ON, states.POWER_OFF, states.REBOOT,
+                states.SOFT_REBOOT, states.SOFT_POWER_OFF]
+
+
+def _boot_mode_wanted(task: Any) -> str:
+    """The boot mode the node should boot in (UEFI unless told BIOS)."""
+    caps = (task.node.properties or {}).get("capabilities") or ""
+    if isinstance(caps, str) and "boot_mode:bios" in caps:
+        return boot_modes.LEGACY_BIOS
+    return task.node.boot_mode or boot_modes.UEFI
+
+
+class IPMIManagement(base.ManagementInterface):
+    def get_properties(self) -> dict[str, str]:
+        return dict(PROPERTIES)
+
+    def validate(self, task: Any) -> None:
+        _target(task)
+
+    def get_supported_boot_devices(self, task: Any) -> list[str]:
+        return list(_BOOTDEV)
+
+    def set_boot_device(self, task: Any, device: str,
+                        persistent: bool = False) -> None:
+        if device not in _BOOTDEV:
+            raise exception.InvalidParameterValue(
+                err=f"Invalid boot device {device} specified. Supported: "
+                    f"{', '.join(_BOOTDEV)}")
+        disable = (task.node.driver_info or {}).get(
+            "ipmi_disable_boot_timeout", CONF.ipmi.disable_boot_timeout)
+        if disable not in (False, "false", "False", "0"):
+            # Stop the BMC from forgetting the flags after 60 seconds.
+            _run(task, "raw", "0x00", "0x08", "0x03", "0x08")
+        options = []
+        if persistent:
+            options.append("persistent")
+        if _boot_mode_wanted(task) == boot_modes.UEFI:
+            options.append("efiboot")
+        command = ["chassis", "bootdev", _BOOTDEV[device]]
+        if options:
+            command.append("options=" + ",".join(options))
+        _run(task, *command)
+
+    def get_boot_device(self, task: Any) -> dict:
+        param = ipmi_client.parse_boot_param(
+            _run(task, "chassis", "bootparam", "get", "5"))
+        return {"boot_device": param["boot_device"],
+                "persistent": param["persistent"]}
+
+    def get_supported_boot_modes(self, task: Any) -> list[str]:
+        return [boot_modes.UEFI, boot_modes.LEGACY_BIOS]
+
+    def get_boot_mode(self, task: Any) -> str | None:
+        param = ipmi_client.parse_boot_param(
+            _run(task, "chassis", "bootparam", "get", "5"))
+        return boot_modes.UEFI if param["uefi"] else boot_modes.LEGACY_BIOS
+
+    def set_boot_mode(self, task: Any, mode: str) -> None:
+        if mode not in self.get_supported_boot_modes(task):
+            raise exception.InvalidParameterValue(
+                err=f"Unsupported boot mode {mode}.")
+        # IPMI carries the boot mode with the boot device: re-send the
+        # current device with the wanted mode.
+        current = self.get_boot_device(task)
+        options = ["persistent"] if current["persistent"] else []
+        if mode == boot_modes.UEFI:
+            options.append("efiboot")
+        device = current["boot_device"] or boot_devices.DISK
+        command = ["chassis", "bootdev", _BOOTDEV.get(device, "disk")]
+        if options:
+            command.append("options=" + ",".join(options))
+        _run(task, *command)
+
+    def inject_nmi(self, task: Any) -> None:
+        _run(task, "power", "diag")
+
+    # The chassis identify LED ("chassis identify"): ON lights it until
+    # told otherwise ("force"), OFF turns it off.
+    _IDENTIFY = "identify"
+
+    def get_supported_indicators(self, task: Any,
+                                 component: str | None = None
+                                 ) -> dict[str, dict]:
+        if component not in (None, components.CHASSIS):
+            return {}
+        return {components.CHASSIS: {self._IDENTIFY: {
+            "readonly": False,
+            "states": [indicator_states.OFF, indicator_states.ON]}}}
+
+    def _check_indicator(self, component: str, indicator: str) -> None:
+        if (component, indicator) != (components.CHASSIS, self._IDENTIFY):
+            raise exception.NotFound(
+                f"IPMI has no indicator {indicator}@{component}; it has "
+                f"{self._IDENTIFY}@{components.CHASSIS}.")
+
+    def get_indicator_state(self, task: Any, component: str,
+                            indicator: str) -> str:
+        self._check_indicator(component, indicator)
+        state = ipmi_client.parse_identify_state(
+            _run(task, "raw", "0x00", "0x01"))
+        return {"on": indicator_states.ON, "off": indicator_states.OFF}.get(
+            state, indicator_states.UNKNOWN)
+
+    def set_indicator_state(self, task: Any, component: str,
+                            indicator: str, state: str) -> None:
+        self._check_indicator(component, indicator)
+        if state == indicator_states.ON:
+            _run(task, "chassis", "identify", "force")
+        elif state == indicator_states.OFF:
+            _run(task, "chassis", "identify", "0")
+        else:
+            raise exception.InvalidParameterValue(
+                err=f"The IPMI identify LED can be set ON or OFF, not "
+                    f"{state}.")
+
+    def get_sensors_data(self, task: Any) -> dict:
+        # The sensor repository; a BMC without one answers with nothing.
+        sensors: dict[str, dict] = {}
+        for line in _run(task, "sdr", "elist", "full").splitlines():
+            parts = [p.strip() for p in line.split("|")]
+            if len(parts) >= 5:
+                sensors.setdefault("Sensors", {})[parts[0]] = {
+                    "Sensor ID": parts[0], "Status": parts[2],
+                    "Entity ID": parts[3], "Sensor Reading": parts[4]}
+        return sensors
+
+
+class VendorPassthru(base.VendorInterface):
+    def get_properties(self) -> dict[str, str]:
+        return dict(PROPERTIES)
+
+    def validate(self, task: Any, method: str | None = None,
+                 **kwargs: Any) -> None:
+        _target(task)
+        if method == "send_raw":
+            raw = kwargs.get("raw_bytes")
+            if not raw or not all(_is_byte(b) for b in str(raw).split()):
+                raise exception.MissingParameterValue(
+                    err="send_raw needs 'raw_bytes': space separated "
+                        "bytes like '0x00 0x01'.")
+        elif method == "bmc_reset":
+            warm = kwargs.get("warm", True)
+            if str(warm).lower() not in ("true", "false", "1", "0"):
+                raise exception.InvalidParameterValue(
+                    err="bmc_reset 'warm' must be a boolean.")
+
+    @base.passthru(["POST"], description="Send raw bytes to the BMC.")
+    def send_raw(self, task: Any, http_method: str, raw_bytes: str,
+                 **kwargs: Any) -> dict:
+        out = _run(task, "raw", *str(raw_bytes).split())
+        return {"output": out.strip()}
+
+    @base.passthru(["POST"], description="Reset the BMC (warm or cold).")
+    def bmc_reset(self, task: Any, http_method: str, warm: Any = True,
+                  **kwargs: Any) -> None:
+        kind = "warm" if str(warm).lower() in ("true", "1") else "cold"
+        _run(task, "bmc", "reset", kind)
+
+
+def _is_byte(text: str) -> bool:
+    try:
+        return 0 <= int(text, 0) <= 255
+    except ValueError:
+        return False

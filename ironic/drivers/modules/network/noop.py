@@ -1,0 +1,46 @@
+"""The ``noop`` network interface: the node's networking is static.
+
+Nothing is switched between provisioning, cleaning and tenant networks; the
+operator wires the node once. Every hook therefore succeeds doing nothing,
+VIF requests included: attaching and detaching are accepted and nothing is
+recorded, so the node never lists a VIF (as the public ``noop`` does).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ironic.drivers import base
+
+
+class NoopNetwork(base.NetworkInterface):
+
+    def validate(self, task: Any) -> None:
+        return None
+
+    def add_provisioning_network(self, task: Any) -> None:
+        return None
+
+    def remove_provisioning_network(self, task: Any) -> None:
+        return None
+
+    def configure_tenant_networks(self, task: Any) -> None:
+        return None
+
+    def unconfigure_tenant_networks(self, task: Any) -> None:
+        return None
+
+    def add_cleaning_network(self, task: Any) -> None:
+        return None
+
+    def remove_cleaning_network(self, task: Any) -> None:
+        return None
+
+    def vif_list(self, task: Any) -> list[dict]:
+        return []
+
+    def vif_attach(self, task: Any, vif_info: dict) -> None:
+        return None
+
+    def vif_detach(self, task: Any, vif_id: str) -> None:
+        return None

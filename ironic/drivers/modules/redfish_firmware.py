@@ -1,0 +1,161 @@
+"""The ``redfish`` firmware interface: versions and SimpleUpdate.
+
+Components are ``bios`` (the system's ``BiosVersion``) and ``bmc`` (the
+firmware version of the manager of the system). ``update`` asks the
+UpdateService to fetch each image (``SimpleUpdate`` with the system or the
+manager as target), follows the BMC's task until it ends, reboots a
+powered-on node whose version did not change yet (firmware usually applies
+at boot), and records the versions: ``GET /v1/nodes/{node}/firmware``
+shows the first version seen, the current one and the last one flashed.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+import sushy
+
+from ironic.common import exception, states
+from ironic.drivers import base
+from ironic.drivers.modules import redfish_client
+from ironic.drivers.modules.redfish_power import system_of
+from ironic.objects import node_settings
+
+LOG = logging.getLogger(__name__)
+
+BIOS = "bios"
+BMC = "bmc"
+COMPONENTS = (BIOS, BMC)
+#: The longest a BMC task may run before the update step fails (seconds).
+TASK_TIMEOUT = 1800
+
+_ARGS = {"settings": {
+    "description": "The updates: a list of {\"component\": \"bios\" or "
+                   "\"bmc\", \"url\": <image URL the BMC downloads>}.",
+    "required": True}}
+
+_FAILED_TASK_STATES = {"exception", "killed", "cancelled", "interrupted"}
+
+
+def parse_settings(settings: Any) -> list[dict]:
+    ok = isinstance(settings, list) and settings and all(
+        isinstance(s, dict) and s.get("component") in COMPONENTS
+        and isinstance(s.get("url"), str) and s["url"]
+        for s in settings)
+    if not ok:
+        raise exception.InvalidParameterValue(
+            err=f"Firmware updates must be a non-empty list of objects with "
+                f"'component' ({', '.join(COMPONENTS)}) and 'url'.")
+    return settings
+
+
+def _manager(system):
+    try:
+        managers = system.managers
+    except sushy.exceptions.SushyError:
+        return None
+    return managers[0] if managers else None
+
+
+def read_versions(system) -> dict[str, str]:
+    """The versions the BMC reports now (components it does not report are
+    left out)."""
+    system.refresh(force=True)
+    found = {}
+    if system.bios_version:
+        found[BIOS] = system.bios_version
+    manager = _manager(system)
+    if manager is not None and manager.firmware_version:
+        found[BMC] = manager.firmware_version
+    return found
+
+
+def _target(system, component: str) -> str:
+    if component == BIOS:
+        return system.path
+    manager = _manager(system)
+    if manager is None:
+        raise exception.InvalidParameterValue(
+            err="The BMC reports no manager to update.")
+    return manager.path
+
+
+def _wait(monitor, what: str) -> None:
+    from ironic.conductor import task_manager
+    deadline = time.monotonic() + TASK_TIMEOUT
+    while monitor.check_is_processing:
+        if time.monotonic() >= deadline:
+            raise exception.IronicException(
+                f"The BMC's {what} task did not end in {TASK_TIMEOUT}s.")
+        if task_manager.SHUTDOWN.wait(max(monitor.sleep_for or 1, 1)):
+            raise exception.IronicException(
+                f"The conductor stopped while the BMC ran the {what} task.")
+    task = monitor.get_task()
+    state = str(getattr(task.task_state, "value", task.task_state)).lower()
+    if state in _FAILED_TASK_STATES:
+        messages = "; ".join(m.message or "" for m in task.messages or [])
+        raise exception.IronicException(
+            f"The BMC's {what} task ended as {state}: {messages}")
+
+
+class RedfishFirmware(base.FirmwareInterface):
+    """Firmware versions and updates through the Redfish UpdateService."""
+
+    def get_properties(self) -> dict[str, str]:
+        return {}
+
+    def validate(self, task: Any) -> None:
+        redfish_client.parse_driver_info(task.node.driver_info or {})
+
+    @base.clean_step(priority=0, argsinfo=_ARGS, requires_ramdisk=False)
+    @base.service_step(priority=0, argsinfo=_ARGS, requires_ramdisk=False)
+    def update(self, task: Any, settings: list[dict]) -> None:
+        updates = parse_settings(settings)
+        system = system_of(task)
+        client = redfish_client.SESSIONS.get(
+            redfish_client.parse_driver_info(task.node.driver_info or {}))
+        before = read_versions(system)
+        for item in updates:
+            component = item["component"]
+            what = f"{component} update from {item['url']}"
+            try:
+                service = client.get_update_service()
+                monitor = service.simple_update(
+                    item["url"], targets=[_target(system, component)])
+            except sushy.exceptions.SushyError as e:
+                raise exception.IronicException(
+                    f"Redfish {what} failed: {e}") from e
+            _wait(monitor, what)
+            LOG.info("Node %s: %s done", task.node.uuid, what)
+        self._settle(task, system, before, updates)
+
+    def _settle(self, task: Any, system, before: dict[str, str],
+                updates: list[dict]) -> None:
+        names = {u["component"] for u in updates}
+        now = read_versions(system)
+        if any(now.get(n) == before.get(n) for n in names) and \
+                task.node.power_state == states.POWER_ON:
+            driver = getattr(task, "driver", None)
+            if driver is not None and driver.power is not None:
+                driver.power.reboot(task)
+            now = read_versions(system)
+        self._record(task, now, flashed=names)
+
+    def cache_firmware_components(self, task: Any) -> None:
+        self._record(task, read_versions(system_of(task)), flashed=set())
+
+    @staticmethod
+    def _record(task: Any, versions: dict[str, str], flashed: set) -> None:
+        known = node_settings.firmware_components(task.node.id)
+        rows = []
+        for name, version in sorted(versions.items()):
+            old = known.get(name, {})
+            rows.append({
+                "component": name,
+                "initial_version": old.get("initial_version") or version,
+                "current_version": version,
+                "last_version_flashed": version if name in flashed
+                else old.get("last_version_flashed")})
+        node_settings.replace_firmware_components(task.node.id, rows)

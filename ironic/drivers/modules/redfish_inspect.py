@@ -1,0 +1,117 @@
+"""The ``redfish`` inspect interface: out-of-band inspection with sushy.
+
+Reads CPUs, architecture, memory, the largest disk and the boot mode from
+the BMC into the node's properties, and creates a port for every NIC MAC
+the system reports that no port has yet.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import sushy
+
+from ironic.common import boot_modes, exception, states, utils
+from ironic.db import api as db_api
+from ironic.drivers import base
+from ironic.drivers.modules import redfish_client
+from ironic.drivers.modules.redfish_power import PROPERTIES, system_of
+from ironic.objects.port import Port
+
+LOG = logging.getLogger(__name__)
+
+_ARCH = {sushy.PROCESSOR_ARCH_x86: "x86_64",
+         sushy.PROCESSOR_ARCH_IA_64: "ia64",
+         sushy.PROCESSOR_ARCH_ARM: "aarch64",
+         sushy.PROCESSOR_ARCH_MIPS: "mips",
+         sushy.PROCESSOR_ARCH_OEM: "oem"}
+_GIB = 1024 ** 3
+
+
+def _safe(what: str, read):
+    """A value the BMC may not implement: None instead of an error."""
+    try:
+        return read()
+    except (sushy.exceptions.SushyError, AttributeError, TypeError) as e:
+        LOG.debug("The BMC does not report %s: %s", what, e)
+        return None
+
+
+def _largest_disk_bytes(system) -> int | None:
+    sizes = [
+        _safe("storage", lambda: system.storage.drives_max_size_bytes),
+        _safe("simple storage",
+              lambda: system.simple_storage.max_size_bytes),
+    ]
+    sizes = [s for s in sizes if s]
+    return max(sizes) if sizes else None
+
+
+def _macs(system) -> list[str]:
+    members = _safe("ethernet interfaces",
+                    lambda: system.ethernet_interfaces.get_members()) or []
+    macs = []
+    for nic in members:
+        mac = (nic.mac_address or "").lower()
+        if utils.is_valid_mac(mac):
+            macs.append(utils.normalize_mac(mac))
+    return macs
+
+
+class RedfishInspect(base.InspectInterface):
+    def get_properties(self) -> dict[str, str]:
+        return dict(PROPERTIES)
+
+    def validate(self, task: Any) -> None:
+        redfish_client.parse_driver_info(task.node.driver_info or {})
+
+    def inspect_hardware(self, task: Any) -> str:
+        system = system_of(task)
+        found = self._read(system)
+        missing = [k for k in ("cpus", "memory_mb") if not found.get(k)]
+        if missing:
+            raise exception.HardwareInspectionFailure(
+                error=f"the BMC reports no {' and no '.join(missing)} for "
+                      f"system {system.identity}")
+        properties = dict(task.node.properties or {})
+        properties.update({k: v for k, v in found.items() if v is not None})
+        task.node.properties = properties
+        self._create_ports(task, _macs(system))
+        return states.MANAGEABLE
+
+    @staticmethod
+    def _read(system) -> dict[str, Any]:
+        summary = _safe("processors", lambda: system.processors.summary)
+        count, arch = summary if summary else (None, None)
+        memory = _safe("memory",
+                       lambda: system.memory_summary.size_gib)
+        disk = _largest_disk_bytes(system)
+        mode = _safe("boot mode", lambda: system.boot.mode)
+        found: dict[str, Any] = {
+            "cpus": count,
+            "cpu_arch": _ARCH.get(arch),
+            "memory_mb": int(memory * 1024) if memory else None,
+            # Leave a GiB for the partition table and alignment.
+            "local_gb": max(0, disk // _GIB - 1) if disk else None,
+        }
+        if mode:
+            found["boot_mode"] = (boot_modes.UEFI if mode ==
+                                  sushy.BOOT_SOURCE_MODE_UEFI
+                                  else boot_modes.LEGACY_BIOS)
+        return found
+
+    @staticmethod
+    def _create_ports(task: Any, macs: list[str]) -> None:
+        dbapi = db_api.get_instance()
+        for mac in macs:
+            try:
+                existing = dbapi.get_port_by_address(mac)
+            except exception.PortNotFound:
+                Port(address=mac, node_id=task.node.id,
+                     pxe_enabled=True).create()
+                continue
+            if existing.node_id != task.node.id:
+                LOG.warning("Inspection of node %s found MAC %s, which "
+                            "already belongs to another node's port; not "
+                            "creating a port for it.", task.node.uuid, mac)

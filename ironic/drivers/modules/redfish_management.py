@@ -1,0 +1,143 @@
+"""The ``redfish`` management interface (sushy)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sushy
+
+from ironic.common import boot_devices, boot_modes, exception
+from ironic.drivers import base
+from ironic.drivers.modules import (
+    redfish_client,
+    redfish_indicators,
+    redfish_vmedia,
+)
+from ironic.drivers.modules.redfish_power import PROPERTIES, system_of
+
+_TO_SUSHY = {boot_devices.PXE: sushy.BOOT_SOURCE_TARGET_PXE,
+             boot_devices.DISK: sushy.BOOT_SOURCE_TARGET_HDD,
+             boot_devices.CDROM: sushy.BOOT_SOURCE_TARGET_CD,
+             boot_devices.BIOS: sushy.BOOT_SOURCE_TARGET_BIOS_SETUP,
+             boot_devices.UEFIHTTP: sushy.BOOT_SOURCE_TARGET_UEFI_HTTP}
+_FROM_SUSHY = {v: k for k, v in _TO_SUSHY.items()}
+_MODES = {boot_modes.UEFI: sushy.BOOT_SOURCE_MODE_UEFI,
+          boot_modes.LEGACY_BIOS: sushy.BOOT_SOURCE_MODE_BIOS}
+
+
+def _call(what: str, func, *args, **kwargs):
+    try:
+        return func(*args, **kwargs)
+    except sushy.exceptions.SushyError as e:
+        raise exception.IronicException(
+            f"Redfish {what} failed: {e}") from e
+
+
+class RedfishManagement(base.ManagementInterface):
+    def get_properties(self) -> dict[str, str]:
+        return dict(PROPERTIES)
+
+    def validate(self, task: Any) -> None:
+        redfish_client.parse_driver_info(task.node.driver_info or {})
+
+    def get_supported_boot_devices(self, task: Any) -> list[str]:
+        return list(_TO_SUSHY)
+
+    def set_boot_device(self, task: Any, device: str,
+                        persistent: bool = False) -> None:
+        if device not in _TO_SUSHY:
+            raise exception.InvalidParameterValue(
+                err=f"Invalid boot device {device} specified. Supported: "
+                    f"{', '.join(_TO_SUSHY)}")
+        system = system_of(task)
+        enabled = (sushy.BOOT_SOURCE_ENABLED_CONTINUOUS if persistent
+                   else sushy.BOOT_SOURCE_ENABLED_ONCE)
+        _call("boot device change", system.set_system_boot_options,
+              _TO_SUSHY[device], enabled=enabled)
+
+    def get_boot_device(self, task: Any) -> dict:
+        boot = system_of(task).boot
+        return {"boot_device": _FROM_SUSHY.get(boot.target),
+                "persistent": boot.enabled ==
+                sushy.BOOT_SOURCE_ENABLED_CONTINUOUS}
+
+    def get_supported_boot_modes(self, task: Any) -> list[str]:
+        return list(_MODES)
+
+    def get_boot_mode(self, task: Any) -> str | None:
+        mode = system_of(task).boot.mode
+        return {v: k for k, v in _MODES.items()}.get(mode)
+
+    def set_boot_mode(self, task: Any, mode: str) -> None:
+        if mode not in _MODES:
+            raise exception.InvalidParameterValue(
+                err=f"Unsupported boot mode {mode}; supported: "
+                    f"{', '.join(_MODES)}")
+        system = system_of(task)
+        _call("boot mode change", system.set_system_boot_options,
+              mode=_MODES[mode])
+
+    def get_secure_boot_state(self, task: Any) -> bool:
+        system = system_of(task)
+        try:
+            return bool(system.secure_boot.enabled)
+        except (sushy.exceptions.MissingAttributeError,
+                sushy.exceptions.SushyError) as e:
+            raise exception.IronicException(
+                f"The BMC does not report secure boot: {e}") from e
+
+    def set_secure_boot_state(self, task: Any, state: bool) -> None:
+        system = system_of(task)
+        _call("secure boot change", system.secure_boot.set_enabled,
+              bool(state))
+
+    def inject_nmi(self, task: Any) -> None:
+        _call("NMI", system_of(task).reset_system, sushy.RESET_NMI)
+
+    def attach_virtual_media(self, task: Any, device_type: str,
+                             image_url: str) -> None:
+        redfish_vmedia.insert(system_of(task), device_type, image_url)
+
+    def detach_virtual_media(self, task: Any,
+                             device_types: list[str] | None = None) -> None:
+        redfish_vmedia.eject(system_of(task), device_types)
+
+    def get_supported_indicators(self, task: Any,
+                                 component: str | None = None
+                                 ) -> dict[str, dict[str, list[str]]]:
+        return redfish_indicators.supported(system_of(task), component)
+
+    def get_indicator_state(self, task: Any, component: str,
+                            indicator: str) -> str:
+        resource = redfish_indicators.find(system_of(task), component,
+                                           indicator)
+        return redfish_indicators.state_of(resource)
+
+    def set_indicator_state(self, task: Any, component: str,
+                            indicator: str, state: str) -> None:
+        redfish_indicators.check_settable(state)
+        resource = redfish_indicators.find(system_of(task), component,
+                                           indicator)
+        redfish_indicators.set_state(resource, state)
+
+    def get_sensors_data(self, task: Any) -> dict:
+        # Chassis thermal and power readings, when the BMC has them.
+        system = system_of(task)
+        data: dict[str, dict] = {}
+        try:
+            chassis_list = system.chassis or []
+        except sushy.exceptions.SushyError:
+            chassis_list = []
+        for chassis in chassis_list:
+            try:
+                for fan in chassis.thermal.fans or []:
+                    data.setdefault("Fan", {})[fan.identity] = {
+                        "identity": fan.identity, "reading": fan.reading,
+                        "state": fan.status.state if fan.status else None}
+                for sensor in chassis.thermal.temperatures or []:
+                    data.setdefault("Temperature", {})[sensor.identity] = {
+                        "identity": sensor.identity,
+                        "reading_celsius": sensor.reading_celsius}
+            except sushy.exceptions.SushyError:
+                continue
+        return data

@@ -1,0 +1,123 @@
+"""The ``redfish`` power interface (sushy)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import sushy
+
+from ironic.common import exception, states
+from ironic.conf import CONF
+from ironic.drivers import base
+from ironic.drivers.modules import redfish_client
+
+PROPERTIES = {
+    "redfish_address": "URL of the BMC (https:// is assumed when no scheme "
+                       "is given). Required.",
+    "redfish_system_id": "Path of the ComputerSystem, e.g. "
+                         "/redfish/v1/Systems/1. Optional when the BMC has "
+                         "one system.",
+    "redfish_username": "BMC user name. Optional.",
+    "redfish_password": "BMC password. Optional.",
+    "redfish_verify_ca": "true, false or the path of a CA bundle. Optional "
+                         "(true).",
+    "redfish_auth_type": "basic, session or auto. Optional "
+                         "([redfish]auth_type).",
+}
+
+_FROM_SUSHY = {sushy.POWER_STATE_ON: states.POWER_ON,
+               sushy.POWER_STATE_POWERING_OFF: states.POWER_ON,
+               sushy.POWER_STATE_OFF: states.POWER_OFF,
+               sushy.POWER_STATE_POWERING_ON: states.POWER_OFF}
+
+
+# Redfish Status.Health of the system -> the node's health field.
+_HEALTH = {sushy.Health.OK: "OK", sushy.Health.WARNING: "Warning",
+           sushy.Health.CRITICAL: "Critical"}
+
+
+def system_of(task: Any):
+    target = redfish_client.parse_driver_info(task.node.driver_info or {})
+    return redfish_client.get_system(target)
+
+
+def _reset(system, action: str) -> None:
+    try:
+        system.reset_system(action)
+    except sushy.exceptions.SushyError as e:
+        raise exception.IronicException(
+            f"Redfish reset '{action}' failed: {e}") from e
+
+
+def _wait(task: Any, system, wanted: str, timeout: int | None) -> None:
+    deadline = time.monotonic() + (
+        timeout or CONF.conductor.power_state_change_timeout)
+    while True:
+        system.refresh(force=True)
+        if _FROM_SUSHY.get(system.power_state) == wanted and \
+                system.power_state in (sushy.POWER_STATE_ON,
+                                       sushy.POWER_STATE_OFF):
+            return
+        if time.monotonic() >= deadline:
+            raise exception.PowerStateFailure(pstate=wanted)
+        time.sleep(1)
+
+
+class RedfishPower(base.PowerInterface):
+    def get_properties(self) -> dict[str, str]:
+        return dict(PROPERTIES)
+
+    def validate(self, task: Any) -> None:
+        redfish_client.parse_driver_info(task.node.driver_info or {})
+
+    def get_power_state(self, task: Any) -> str:
+        return self._power_of(system_of(task))
+
+    @staticmethod
+    def _power_of(system) -> str:
+        state = system.power_state
+        return _FROM_SUSHY.get(state, states.ERROR) if state else \
+            states.ERROR
+
+    def get_power_state_and_health(self, task: Any
+                                   ) -> tuple[str, str | None]:
+        system = system_of(task)
+        status = system.status
+        health = _HEALTH.get(status.health) if status is not None else None
+        return self._power_of(system), health
+
+    def set_power_state(self, task: Any, power_state: str,
+                        timeout: int | None = None) -> None:
+        actions = {states.POWER_ON: (sushy.RESET_ON, states.POWER_ON),
+                   states.POWER_OFF: (sushy.RESET_FORCE_OFF,
+                                      states.POWER_OFF),
+                   states.SOFT_POWER_OFF: (sushy.RESET_GRACEFUL_SHUTDOWN,
+                                           states.POWER_OFF)}
+        if power_state in (states.REBOOT, states.SOFT_REBOOT):
+            return self._reboot(task, power_state == states.SOFT_REBOOT,
+                                timeout)
+        if power_state not in actions:
+            raise exception.InvalidParameterValue(
+                err=f"set_power_state called with an invalid power state: "
+                    f"{power_state}")
+        action, wanted = actions[power_state]
+        system = system_of(task)
+        _reset(system, action)
+        _wait(task, system, wanted, timeout)
+
+    def _reboot(self, task: Any, soft: bool, timeout: int | None) -> None:
+        system = system_of(task)
+        if _FROM_SUSHY.get(system.power_state) == states.POWER_ON:
+            _reset(system, sushy.RESET_GRACEFUL_RESTART if soft
+                   else sushy.RESET_FORCE_RESTART)
+        else:
+            _reset(system, sushy.RESET_ON)
+        _wait(task, system, states.POWER_ON, timeout)
+
+    def reboot(self, task: Any, timeout: int | None = None) -> None:
+        self._reboot(task, False, timeout)
+
+    def get_supported_power_states(self, task: Any) -> list[str]:
+        return [states.POWER_ON, states.POWER_OFF, states.REBOOT,
+                states.SOFT_REBOOT, states.SOFT_POWER_OFF]

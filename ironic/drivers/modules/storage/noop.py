@@ -1,0 +1,25 @@
+"""The ``noop`` storage interface: the node boots from its local disk."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ironic.drivers import base
+
+
+class NoopStorage(base.StorageInterface):
+
+    def get_properties(self) -> dict[str, str]:
+        return {}
+
+    def validate(self, task: Any) -> None:
+        return None
+
+    def attach_volumes(self, task: Any) -> None:
+        return None
+
+    def detach_volumes(self, task: Any) -> None:
+        return None
+
+    def should_write_image(self, task: Any) -> bool:
+        return True

@@ -1,0 +1,50 @@
+"""The Allocation object: a request for a node (API 1.52)."""
+
+from __future__ import annotations
+
+from ironic.common import exception, utils
+from ironic.db import api as db_api
+from ironic.objects.base import Field, IronicObject
+
+ALLOCATING = "allocating"
+ACTIVE = "active"
+ERROR = "error"
+STATES = (ALLOCATING, ACTIVE, ERROR)
+
+
+class Allocation(IronicObject):
+    fields = {
+        "uuid": Field(52, doc="Unique UUID of the allocation."),
+        "name": Field(52, doc="Unique logical name of the allocation."),
+        "node_id": Field(None, doc="Database id of the allocated node."),
+        "state": Field(52, default=ALLOCATING,
+                       doc="allocating, active or error."),
+        "last_error": Field(52, doc="Why the allocation failed."),
+        "resource_class": Field(52, doc="Resource class requested."),
+        "traits": Field(52, default=[], doc="Traits the node must have."),
+        "candidate_nodes": Field(52, default=[],
+                                 doc="UUIDs of the only nodes to pick from."),
+        "extra": Field(52, default={}, doc="Free-form user data."),
+        "owner": Field(60, doc="Project the allocation is for."),
+        "conductor_affinity": Field(None,
+                                    doc="Conductor processing it (db id)."),
+        "created_at": Field(52, doc="Creation time."),
+        "updated_at": Field(52, doc="Last update time."),
+    }
+
+    _db_create = "create_allocation"
+    _db_update = "update_allocation"
+    _db_destroy = "destroy_allocation"
+
+    @classmethod
+    def get(cls, ident: str | int) -> Allocation:
+        """Load by database id, UUID or name."""
+        dbapi = db_api.get_instance()
+        if isinstance(ident, int):
+            return cls.from_db(dbapi.get_allocation(ident, "id"))
+        if utils.is_uuid_like(ident):
+            return cls.from_db(dbapi.get_allocation(
+                utils.normalize_uuid(ident)))
+        if utils.is_valid_logical_name(ident):
+            return cls.from_db(dbapi.get_allocation(ident, "name"))
+        raise exception.AllocationNotFound(allocation=ident)

@@ -1,0 +1,112 @@
+"""The shared model: small objects loaded from and saved to the database.
+
+An object keeps its field values and which of them changed, so ``save()``
+writes only what the caller touched. Fields are declared once on the class
+with the API microversion that introduced them; the API derives its views
+from these declarations.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from typing import Any, ClassVar
+
+from ironic.db import api as db_api
+
+
+@dataclasses.dataclass(frozen=True)
+class Field:
+    """One attribute of an object."""
+
+    #: API microversion (minor number of 1.x) that first shows the field;
+    #: None for fields never shown by the API.
+    since: int | None = 1
+    #: Value of a new object when the caller gives none (copied).
+    default: Any = None
+    #: One-line description, used in docs.
+    doc: str = ""
+
+
+class IronicObject:
+    """Base of Node, Port, Portgroup, Chassis, Conductor."""
+
+    fields: ClassVar[dict[str, Field]] = {}
+    _db_create: ClassVar[str]
+    _db_update: ClassVar[str]
+    _db_destroy: ClassVar[str]
+
+    def __init__(self, **values: Any) -> None:
+        object.__setattr__(self, "_changed", set())
+        for name, field in self.fields.items():
+            if name in values:
+                value = values[name]
+            else:
+                value = copy.deepcopy(field.default)
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "id", values.get("id"))
+        self._changed.update(values)
+        self._changed.discard("id")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name not in self.fields and name != "id":
+            raise AttributeError(f"{type(self).__name__} has no field {name}")
+        object.__setattr__(self, name, value)
+        self._changed.add(name)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {getattr(self, 'uuid', self.id)}>"
+
+    @classmethod
+    def from_db(cls, db_obj: Any) -> IronicObject:
+        obj = cls.__new__(cls)
+        object.__setattr__(obj, "_changed", set())
+        object.__setattr__(obj, "id", db_obj.id)
+        for name in cls.fields:
+            object.__setattr__(obj, name, getattr(db_obj, name, None))
+        return obj
+
+    def what_changed(self) -> set[str]:
+        return set(self._changed)
+
+    def mark_changed(self, name: str) -> None:
+        """Record an in-place change of a mutable (dict/list) field."""
+        self._changed.add(name)
+
+    def reset_changes(self) -> None:
+        self._changed.clear()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.fields}
+
+    def _db_values(self, names) -> dict[str, Any]:
+        return {n: getattr(self, n) for n in names if n in self.fields
+                and n not in self._computed_fields()}
+
+    @classmethod
+    def _computed_fields(cls) -> frozenset[str]:
+        """Fields that are not columns of the object's own table."""
+        return frozenset()
+
+    def _refresh_from(self, db_obj: Any) -> None:
+        object.__setattr__(self, "id", db_obj.id)
+        for name in self.fields:
+            if name not in self._computed_fields():
+                object.__setattr__(self, name, getattr(db_obj, name, None))
+        self.reset_changes()
+
+    def create(self) -> None:
+        values = self._db_values(self.fields)
+        db_obj = getattr(db_api.get_instance(), self._db_create)(values)
+        self._refresh_from(db_obj)
+
+    def save(self) -> None:
+        changed = self._db_values(self._changed)
+        if changed:
+            db_obj = getattr(db_api.get_instance(), self._db_update)(
+                self.id, changed)
+            self._refresh_from(db_obj)
+        self.reset_changes()
+
+    def destroy(self) -> None:
+        getattr(db_api.get_instance(), self._db_destroy)(self.id)

@@ -1,0 +1,32 @@
+"""The Chassis object: a named group of nodes."""
+
+from __future__ import annotations
+
+from ironic.common import exception, utils
+from ironic.db import api as db_api
+from ironic.objects.base import Field, IronicObject
+
+
+class Chassis(IronicObject):
+    fields = {
+        "uuid": Field(1, doc="Unique UUID of the chassis."),
+        "description": Field(1, doc="Free-form description."),
+        "extra": Field(1, default={}, doc="Free-form operator data."),
+        "created_at": Field(1, doc="Creation time."),
+        "updated_at": Field(1, doc="Last update time."),
+    }
+
+    _db_create = "create_chassis"
+    _db_update = "update_chassis"
+    _db_destroy = "destroy_chassis"
+
+    @classmethod
+    def get(cls, ident: str | int) -> Chassis:
+        """Load by database id or UUID."""
+        dbapi = db_api.get_instance()
+        if isinstance(ident, int):
+            return cls.from_db(dbapi.get_chassis_by_id(ident))
+        if utils.is_uuid_like(ident):
+            return cls.from_db(dbapi.get_chassis_by_uuid(
+                utils.normalize_uuid(ident)))
+        raise exception.ChassisNotFound(chassis=ident)

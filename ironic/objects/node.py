@@ -1,0 +1,129 @@
+"""The Node object."""
+
+from __future__ import annotations
+
+from ironic.common import exception, utils
+from ironic.db import api as db_api
+from ironic.db.sqlalchemy.models import INTERFACE_COLUMNS
+from ironic.objects.base import Field, IronicObject
+
+_INTERFACE_SINCE = {
+    "boot_interface": 31, "console_interface": 31, "deploy_interface": 31,
+    "inspect_interface": 31, "management_interface": 31,
+    "power_interface": 31, "raid_interface": 31, "vendor_interface": 31,
+    "network_interface": 20, "storage_interface": 33, "rescue_interface": 38,
+    "bios_interface": 40, "firmware_interface": 86,
+}
+
+
+class Node(IronicObject):
+    fields = {
+        "uuid": Field(1, doc="Unique UUID of the node."),
+        "name": Field(5, doc="Unique logical name of the node."),
+        "chassis_id": Field(None, doc="Database id of the chassis."),
+        "instance_uuid": Field(1, doc="UUID of the instance deployed on it."),
+        "instance_name": Field(104, doc="Name of the instance."),
+        "driver": Field(1, doc="Hardware type of the node."),
+        "driver_info": Field(1, default={}, doc="How to reach the BMC."),
+        "driver_internal_info": Field(3, default={},
+                                      doc="The driver's private state."),
+        "instance_info": Field(1, default={}, doc="What to deploy."),
+        "properties": Field(1, default={}, doc="Physical properties."),
+        "extra": Field(1, default={}, doc="Free-form operator data."),
+        "raid_config": Field(12, default={}, doc="Current RAID config."),
+        "target_raid_config": Field(12, default={},
+                                    doc="RAID config to apply."),
+        "network_data": Field(66, default={},
+                              doc="Static network configuration."),
+        "clean_step": Field(7, default={}, doc="Cleaning step running now."),
+        "deploy_step": Field(44, default={}, doc="Deploy step running now."),
+        "service_step": Field(87, default={},
+                              doc="Service step running now."),
+        "power_state": Field(1, doc="Current power state."),
+        "target_power_state": Field(1, doc="Power state being set."),
+        "provision_state": Field(1, doc="Current provision state."),
+        "target_provision_state": Field(1,
+                                        doc="Provision state aimed for."),
+        "provision_updated_at": Field(1,
+                                      doc="When provision_state changed."),
+        "last_error": Field(1, doc="Last error of an operation."),
+        "console_enabled": Field(1, default=False,
+                                 doc="Whether the console is enabled."),
+        "maintenance": Field(1, default=False,
+                             doc="Whether the node is in maintenance."),
+        "maintenance_reason": Field(1, doc="Why it is in maintenance."),
+        "fault": Field(42, doc="Fault that put it in maintenance."),
+        "reservation": Field(1, doc="Conductor holding the node's lock."),
+        "conductor_affinity": Field(None,
+                                    doc="Conductor that prepared the node."),
+        "conductor_group": Field(46, default="",
+                                 doc="Conductor group serving the node."),
+        "inspection_started_at": Field(6, doc="When inspection started."),
+        "inspection_finished_at": Field(6, doc="When inspection ended."),
+        "resource_class": Field(21, doc="Resource class for scheduling."),
+        "owner": Field(50, doc="Project owning the node."),
+        "lessee": Field(65, doc="Project leasing the node."),
+        "description": Field(51, doc="Free-form description."),
+        "automated_clean": Field(47, doc="Per-node automated clean switch."),
+        "protected": Field(48, default=False,
+                           doc="Whether the instance is protected."),
+        "protected_reason": Field(48, doc="Why it is protected."),
+        "retired": Field(61, default=False, doc="Whether it is retired."),
+        "retired_reason": Field(61, doc="Why it is retired."),
+        "allocation_id": Field(None, doc="Database id of its allocation."),
+        "boot_mode": Field(75, doc="Current boot mode."),
+        "secure_boot": Field(75, doc="Whether secure boot is on."),
+        "shard": Field(82, doc="Shard the node belongs to."),
+        "parent_node": Field(83, doc="UUID of the parent node."),
+        "disable_power_off": Field(95, default=False,
+                                   doc="Never power the node off."),
+        "health": Field(109, doc="Health the BMC reports (OK, Warning, "
+                                 "Critical)."),
+        "created_at": Field(1, doc="Creation time."),
+        "updated_at": Field(1, doc="Last update time."),
+        "traits": Field(37, default=[], doc="Traits of the node."),
+    }
+    fields.update({name: Field(_INTERFACE_SINCE[name],
+                               doc=f"{name.replace('_', ' ')} of the node.")
+                   for name in INTERFACE_COLUMNS})
+
+    _db_create = "create_node"
+    _db_update = "update_node"
+    _db_destroy = "destroy_node"
+
+    @classmethod
+    def _computed_fields(cls) -> frozenset[str]:
+        return frozenset({"traits"})
+
+    @classmethod
+    def get(cls, ident: str | int, *, with_traits: bool = False) -> Node:
+        """Load by database id, UUID or logical name."""
+        if isinstance(ident, int):
+            column = "id"
+        elif utils.is_uuid_like(ident):
+            column = "uuid"
+        elif utils.is_valid_logical_name(ident):
+            column = "name"
+        else:
+            raise exception.NodeNotFound(node=ident)
+        dbapi = db_api.get_instance()
+        if with_traits:
+            db_obj, traits = dbapi.get_node_with_traits(column, ident)
+        else:
+            db_obj, traits = getattr(dbapi, f"get_node_by_{column}")(ident), \
+                None
+        node = cls.from_db(db_obj)
+        object.__setattr__(node, "traits", traits)
+        return node
+
+    def create(self) -> None:
+        traits = self.traits or []
+        db_obj = db_api.get_instance().create_node(
+            self._db_values(self.fields), traits)
+        self._refresh_from(db_obj)
+        object.__setattr__(self, "traits", list(traits))
+
+    def load_traits(self) -> list[str]:
+        traits = db_api.get_instance().get_node_traits(self.id)
+        object.__setattr__(self, "traits", traits)
+        return traits

@@ -1,0 +1,49 @@
+"""The Port object: one network interface of a node."""
+
+from __future__ import annotations
+
+from ironic.common import exception, utils
+from ironic.db import api as db_api
+from ironic.objects.base import Field, IronicObject
+
+
+class Port(IronicObject):
+    fields = {
+        "uuid": Field(1, doc="Unique UUID of the port."),
+        "address": Field(1, doc="MAC (or InfiniBand GUID) address."),
+        "node_id": Field(None, doc="Database id of the node it belongs to."),
+        "portgroup_id": Field(None, doc="Database id of its port group."),
+        "extra": Field(1, default={}, doc="Free-form operator data."),
+        "internal_info": Field(18, default={},
+                               doc="Private state kept by the service."),
+        "local_link_connection": Field(
+            19, default={}, doc="Switch port the interface is cabled to."),
+        "pxe_enabled": Field(19, default=True,
+                             doc="Whether the port may PXE boot the node."),
+        "physical_network": Field(34, doc="Physical network it is on."),
+        "is_smartnic": Field(53, default=False,
+                             doc="Whether this is a Smart NIC port."),
+        "name": Field(88, doc="Unique name of the port."),
+        "description": Field(97, doc="Free-form description."),
+        "vendor": Field(100, doc="Vendor of the network interface."),
+        "category": Field(101, doc="Operator-defined category."),
+        "created_at": Field(1, doc="Creation time."),
+        "updated_at": Field(1, doc="Last update time."),
+    }
+
+    _db_create = "create_port"
+    _db_update = "update_port"
+    _db_destroy = "destroy_port"
+
+    @classmethod
+    def get(cls, ident: str | int) -> Port:
+        """Load by database id, UUID or name."""
+        dbapi = db_api.get_instance()
+        if isinstance(ident, int):
+            return cls.from_db(dbapi.get_port_by_id(ident))
+        if utils.is_uuid_like(ident):
+            return cls.from_db(dbapi.get_port_by_uuid(
+                utils.normalize_uuid(ident)))
+        if isinstance(ident, str) and ident:
+            return cls.from_db(dbapi.get_port_by_name(ident))
+        raise exception.PortNotFound(port=ident)

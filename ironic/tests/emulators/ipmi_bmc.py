@@ -1,0 +1,225 @@
+"""IPMI BMC emulator on pyghmi's server side, for tests and the demo lab.
+
+One process serves several emulated BMCs, each on its own UDP port of a
+loopback address, speaking IPMI 2.0 over LAN (RMCP+), which is what
+``ipmitool -I lanplus`` and pyghmi clients use. Each BMC models one machine:
+power state, boot device with its persistent and UEFI flags, and counters.
+After every change it writes its state to ``<state-dir>/bmc-<port>.json`` so
+a test can check what the "machine" did without going through IPMI.
+
+Fault knobs for tests: ``--power-delay`` (power changes land late) and
+``--reply-delay`` (every answer is late: a slow BMC).
+
+    python -m ironic.tests.emulators.ipmi_bmc --base-port 6230 --count 2 \
+        --state-dir /tmp/bmcs
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import threading
+import time
+import uuid
+
+import pyghmi.ipmi.bmc as pyghmi_bmc
+import pyghmi.ipmi.private.session as ipmi_session
+
+LOG = logging.getLogger("ipmi-emulator")
+
+# Boot device selector values of the IPMI boot flags parameter (#5).
+SELECTOR_NAMES = {0x0: "default", 0x1: "pxe", 0x2: "disk", 0x3: "safe",
+                  0x4: "diag", 0x5: "cdrom", 0x6: "bios", 0xf: "floppy"}
+NAME_SELECTORS = {v: k for k, v in SELECTOR_NAMES.items()}
+_VALID, _PERSISTENT, _EFI = 0x80, 0x40, 0x20
+
+
+class Machine:
+    """What the emulated server is doing; shared with the state file."""
+
+    def __init__(self, port: int, state_dir: str | None):
+        self.port = port
+        self.guid = uuid.uuid5(uuid.NAMESPACE_URL, f"ipmi-bmc-{port}")
+        self.power = "off"
+        self.bootdev = "default"
+        self.persistent = False
+        self.uefi = False
+        self.power_changes = 0
+        self.nmi_count = 0
+        # Chassis identify LED: "off", "timed" or "on" (forced on).
+        self.identify = "off"
+        self.state_path = (os.path.join(state_dir, f"bmc-{port}.json")
+                           if state_dir else None)
+        self.lock = threading.Lock()
+        self.save()
+
+    def as_dict(self) -> dict:
+        return {"port": self.port, "guid": str(self.guid),
+                "power": self.power, "bootdev": self.bootdev,
+                "persistent": self.persistent, "uefi": self.uefi,
+                "power_changes": self.power_changes,
+                "nmi_count": self.nmi_count, "identify": self.identify}
+
+    def save(self) -> None:
+        if not self.state_path:
+            return
+        tmp = self.state_path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(self.as_dict(), f)
+        os.replace(tmp, self.state_path)
+
+
+class EmulatedBmc(pyghmi_bmc.Bmc):
+    def __init__(self, authdata: dict, port: int, address: str,
+                 machine: Machine, power_delay: float, reply_delay: float):
+        self.machine = machine
+        self.power_delay = power_delay
+        self.reply_delay = reply_delay
+        super().__init__(authdata, port=port, bmcuuid=machine.guid,
+                         address=address)
+
+    # pyghmi calls these from its receive loop --------------------------
+
+    def handle_raw_request(self, request, session):
+        if self.reply_delay:
+            time.sleep(self.reply_delay)
+        if request["netfn"] == 0 and request["command"] == 4:
+            return self.chassis_identify(request, session)
+        return super().handle_raw_request(request, session)
+
+    def get_chassis_status(self, session):
+        # Power state, and the identify LED (bits 5:4) with bit 6 saying
+        # the BMC reports it.
+        led = {"off": 0, "timed": 1, "on": 2}[self.machine.identify]
+        power = 1 if self.machine.power == "on" else 0
+        session.send_ipmi_response(data=[power, 0, 0x40 | (led << 4)])
+
+    def chassis_identify(self, request, session):
+        data = list(request.get("data") or [])
+        interval = data[0] if data else 15
+        forced = len(data) > 1 and data[1] & 0x01
+        with self.machine.lock:
+            self.machine.identify = "on" if forced else (
+                "timed" if interval else "off")
+            self.machine.save()
+        session.send_ipmi_response()
+
+    def get_system_guid(self):
+        return self.machine.guid
+
+    def cold_reset(self):
+        return 0
+
+    def get_power_state(self):
+        return self.machine.power
+
+    def _set_power(self, state: str, count: bool = True) -> int:
+        def apply():
+            with self.machine.lock:
+                self.machine.power = state
+                if count:
+                    self.machine.power_changes += 1
+                if state == "on" and not self.machine.persistent:
+                    # A one-time boot device is consumed by the boot.
+                    self.machine.bootdev = "default"
+                self.machine.save()
+        if self.power_delay:
+            threading.Timer(self.power_delay, apply).start()
+        else:
+            apply()
+        return 0
+
+    def power_on(self):
+        return self._set_power("on")
+
+    def power_off(self):
+        return self._set_power("off")
+
+    def power_shutdown(self):
+        return self._set_power("off")
+
+    def power_cycle(self):
+        if self.machine.power == "off":
+            return 0xd5  # not supported in present state
+        return self._set_power("on")
+
+    def power_reset(self):
+        return self._set_power("on")
+
+    def pulse_diag(self):
+        with self.machine.lock:
+            self.machine.nmi_count += 1
+            self.machine.save()
+        return 0
+
+    def is_active(self):
+        return self.machine.power == "on"
+
+    def get_system_boot_options(self, request, session):
+        if request["data"][0] != 5:
+            return session.send_ipmi_response(code=0x80)
+        m = self.machine
+        flags = _VALID | (_PERSISTENT if m.persistent else 0) | \
+            (_EFI if m.uefi else 0)
+        selector = NAME_SELECTORS.get(m.bootdev, 0)
+        return session.send_ipmi_response(
+            data=[1, 5, flags, selector << 2, 0, 0, 0])
+
+    def set_system_boot_options(self, request, session):
+        data = request["data"]
+        if data[0] in (0, 3, 4):
+            return session.send_ipmi_response()
+        if data[0] != 5 or len(data) < 3:
+            return session.send_ipmi_response(code=0xcc)
+        name = SELECTOR_NAMES.get((data[2] >> 2) & 0x0f)
+        if name is None:
+            return session.send_ipmi_response(code=0xcc)
+        with self.machine.lock:
+            self.machine.bootdev = name
+            self.machine.persistent = bool(data[1] & _PERSISTENT)
+            self.machine.uefi = bool(data[1] & _EFI)
+            self.machine.save()
+        return session.send_ipmi_response()
+
+
+def serve(address: str, base_port: int, count: int, user: str,
+          password: str, state_dir: str | None, power_delay: float = 0,
+          reply_delay: float = 0) -> list[EmulatedBmc]:
+    if state_dir:
+        os.makedirs(state_dir, exist_ok=True)
+    bmcs = []
+    for i in range(count):
+        port = base_port + i
+        bmcs.append(EmulatedBmc({user: password}, port, address,
+                                Machine(port, state_dir), power_delay,
+                                reply_delay))
+    return bmcs
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--address", default="127.0.0.1")
+    parser.add_argument("--base-port", type=int, default=6230)
+    parser.add_argument("--count", type=int, default=1)
+    parser.add_argument("--user", default="admin")
+    parser.add_argument("--password", default="password")
+    parser.add_argument("--state-dir")
+    parser.add_argument("--power-delay", type=float, default=0)
+    parser.add_argument("--reply-delay", type=float, default=0)
+    args = parser.parse_args(argv)
+    if not args.address.startswith("127.") and args.address != "::1":
+        parser.error("the emulator only listens on loopback addresses")
+    logging.basicConfig(level=logging.INFO)
+    serve(args.address, args.base_port, args.count, args.user,
+          args.password, args.state_dir, args.power_delay, args.reply_delay)
+    print(f"READY {args.count} BMCs on {args.address} udp "
+          f"{args.base_port}-{args.base_port + args.count - 1}", flush=True)
+    while True:
+        ipmi_session.Session.wait_for_rsp(timeout=30)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,94 @@
+"""Fixtures: a running all-in-one service and clients pointed at it.
+
+``service`` is one process for the whole session (tests there create their
+own uniquely named resources); a module that needs a database or options of
+its own starts its own process with ``run_service`` in a module fixture.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import openstack
+import pytest
+
+from ironic.tests.functional import service as svc
+
+BASIC_USERS = {"operator": "s3cret-pass", "auditor": "another-pass"}
+
+
+def run_service(tmp_factory, name: str, **kwargs):
+    """Start a service for a fixture, stop it (checking the exit) after."""
+    workdir = tmp_factory.mktemp(name)
+    server = svc.Service(workdir, **kwargs).start()
+    try:
+        yield server
+    finally:
+        code = server.stop()
+        # A service that ignores SIGTERM would leak processes on every
+        # host running it; fail the test run so it is seen.
+        assert code == 0, (f"the service did not stop cleanly on SIGTERM "
+                           f"(exit {code}):\n{server.logs()}")
+
+
+@pytest.fixture(scope="session")
+def service(tmp_path_factory):
+    yield from run_service(tmp_path_factory, "aio")
+
+
+@pytest.fixture(scope="module")
+def basic_service(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("htpasswd")
+    htpasswd = svc.write_htpasswd(workdir / "htpasswd", BASIC_USERS)
+    yield from run_service(tmp_path_factory, "aio-basic",
+                    auth_strategy="http_basic", htpasswd=htpasswd)
+
+
+def sdk_connection(endpoint: str, **kwargs) -> openstack.connection.Connection:
+    kwargs.setdefault("auth_type", "none")
+    return openstack.connection.Connection(
+        baremetal_endpoint_override=endpoint, **kwargs)
+
+
+@pytest.fixture(scope="session")
+def conn(service):
+    connection = sdk_connection(service.endpoint)
+    yield connection
+    connection.close()
+
+
+@pytest.fixture(scope="session")
+def no_retry_conn(service):
+    """The SDK retries a 409 (node locked) for seconds; a test expecting a
+    409 for a genuine conflict does not want to wait for that."""
+    connection = sdk_connection(service.endpoint,
+                                baremetal_status_code_retries=0)
+    yield connection
+    connection.close()
+
+
+@pytest.fixture(scope="session")
+def cli(service):
+    return svc.Cli(service.endpoint)
+
+
+@pytest.fixture
+def unique():
+    """A short unique suffix so tests sharing a service never collide."""
+    return uuid.uuid4().hex[:8]
+
+
+@pytest.fixture(scope="session")
+def needs_version(service):
+    """Skip (saying why) when the service does not advertise 1.<minor> yet.
+
+    Features land with their microversion; a test of a field the advertised
+    maximum does not cover yet cannot run against this service.
+    """
+    advertised = svc.max_minor_version(service.endpoint)
+
+    def check(minor: int) -> None:
+        if advertised < minor:
+            pytest.skip(f"the service advertises 1.{advertised}, the test "
+                        f"needs 1.{minor}")
+    return check

@@ -1,0 +1,109 @@
+"""The redfish firmware interface through the API against the emulator:
+``manage`` records the BIOS and BMC versions, a manual clean step runs the
+UpdateService's SimpleUpdate, and the emulator's own BiosVersion moves.
+
+The emulator's SimpleUpdate only takes systems as targets (a manager
+target is refused), so a BMC update is exercised by the unit tests only.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ironic.api.controllers.v1 import versions
+from ironic.common import driver_factory, hash_ring, rpc, states
+from ironic.conductor import base_manager, rpcapi
+from ironic.tests import fixtures as ifx
+from ironic.tests.emulators.launch import RedfishEmulator
+from ironic.tests.functional.redfish_helpers import (
+    ImageServer,
+    emulator_system,
+)
+
+V = "1.86"
+
+
+@pytest.fixture(scope="module")
+def bmc():
+    with RedfishEmulator(count=1, user="admin", password="pw") as emu:
+        yield emu
+
+
+@pytest.fixture(scope="module")
+def images():
+    with ImageServer(("bios.bin",)) as server:
+        yield server
+
+
+@pytest.fixture
+def env(api_without_conductor, config, monkeypatch):
+    api = api_without_conductor
+    monkeypatch.setattr(versions, "MAX_VERSION", max(versions.MAX_VERSION,
+                                                     86))
+    monkeypatch.setattr(versions, "MAX_VERSION_STRING",
+                        f"1.{versions.MAX_VERSION}")
+    ifx.configure_test_drivers(
+        config, hardware_types=["redfish"], power=["redfish"],
+        management=["redfish"], firmware=["redfish", "no-firmware"])
+    config(rpc_transport="none", host="test-conductor")
+    config("conductor", automated_clean=False)
+    config("redfish", connection_retry_interval=0, connection_attempts=2)
+    rpc.reset()
+    hash_ring.reset()
+    monkeypatch.setattr(rpcapi, "_API", None)
+    svc = base_manager.ConductorService()
+    svc.start()
+    api.version = V
+    yield api, svc
+    svc.stop(timeout=5)
+    rpc.reset()
+    driver_factory.reset()
+
+
+def _wait(env, resp):
+    assert resp.status_int == 202, resp.body
+    assert env[1].pool.wait_idle(60)
+
+
+def _firmware(env, uuid) -> dict:
+    got = env[0].get(f"/v1/nodes/{uuid}/firmware").json["firmware"]
+    return {c["component"]: (c["initial_version"], c["current_version"],
+                             c["last_version_flashed"]) for c in got}
+
+
+def test_bios_update_reaches_the_bmc_and_is_recorded(env, bmc, images):
+    api = env[0]
+    resp = api.post("/v1/nodes", {
+        "driver": "redfish", "firmware_interface": "redfish",
+        "driver_info": {
+            "redfish_address": bmc.url, "redfish_username": "admin",
+            "redfish_password": "pw",
+            "redfish_system_id": f"/redfish/v1/Systems/{bmc.systems()[0]}"}})
+    assert resp.status_int == 201, resp.body
+    uuid = resp.json["uuid"]
+    _wait(env, api.put(f"/v1/nodes/{uuid}/states/provision",
+                       {"target": "manage"}))
+    assert _firmware(env, uuid) == {"bios": ("1.0.0", "1.0.0", None),
+                                    "bmc": ("1.00", "1.00", None)}
+
+    _wait(env, api.put(f"/v1/nodes/{uuid}/states/provision", {
+        "target": "clean", "clean_steps": [{
+            "interface": "firmware", "step": "update",
+            "args": {"settings": [{"component": "bios",
+                                   "url": images.url("bios.bin")}]}}]}))
+    node = api.get(f"/v1/nodes/{uuid}").json
+    assert node["provision_state"] == states.MANAGEABLE, node["last_error"]
+    assert emulator_system(bmc).bios_version == "1.1.0"
+    assert _firmware(env, uuid) == {"bios": ("1.0.0", "1.1.0", "1.1.0"),
+                                    "bmc": ("1.00", "1.00", None)}
+
+    # A target the BMC refuses fails the step with the BMC's words.
+    _wait(env, api.put(f"/v1/nodes/{uuid}/states/provision", {
+        "target": "clean", "clean_steps": [{
+            "interface": "firmware", "step": "update",
+            "args": {"settings": [{"component": "bmc",
+                                   "url": images.url("bios.bin")}]}}]}))
+    node = api.get(f"/v1/nodes/{uuid}").json
+    assert node["provision_state"] == states.CLEANFAIL
+    assert "bmc update" in node["last_error"]
+    assert emulator_system(bmc).bios_version == "1.1.0"

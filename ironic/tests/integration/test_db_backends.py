@@ -1,0 +1,179 @@
+"""Migrations, ironic-dbsync and the DB API on MariaDB and PostgreSQL.
+
+Each test gets its own randomly named database, dropped afterwards.
+"""
+
+import uuid
+
+import pytest
+import sqlalchemy as sa
+
+from ironic.command import dbsync
+from ironic.common import exception
+from ironic.conf import CONF
+from ironic.db import api as db_api
+from ironic.db import migration
+from ironic.db.sqlalchemy import api as sqla_api
+from ironic.tests import dbutils
+
+pytestmark = pytest.mark.integration
+
+
+def test_empty_to_head_and_models_match(empty_db):
+    assert migration.version() is None
+    migration.upgrade("head")
+    assert migration.version() == dbutils.head_revision()
+    assert dbutils.schema_differences(sqla_api.get_engine()) == []
+
+
+@pytest.mark.parametrize("db_server", ["mysql"], indirect=True)
+def test_mysql_tables_are_innodb_utf8mb4(backend_db):
+    engine = sqla_api.get_engine()
+    with engine.connect() as conn:
+        rows = conn.execute(sa.text(
+            "SELECT table_name, engine, table_collation FROM "
+            "information_schema.tables WHERE table_schema = DATABASE()"))
+        options = {r[0]: (r[1], r[2].split("_")[0]) for r in rows}
+    assert options and set(options.values()) == {("InnoDB", "utf8mb4")}
+
+
+# --- ironic-dbsync ---------------------------------------------------------
+
+def _dbsync(tmp_path, url, capsys, *args):
+    conf = tmp_path / "ironic.conf"
+    conf.write_text(f"[DEFAULT]\nstate_path = {tmp_path}\n"
+                    f"[database]\nconnection = {url}\n")
+    rc = dbsync.main(["--config-file", str(conf), *args])
+    out = capsys.readouterr()
+    return rc, (out.out.splitlines() or [""])[-1], out.err
+
+
+def test_dbsync_commands(empty_db, tmp_path, capsys):
+    head = dbutils.head_revision()
+    try:
+        assert _dbsync(tmp_path, empty_db, capsys, "version")[:2] == (
+            0, "None")
+        assert _dbsync(tmp_path, empty_db, capsys, "create_schema")[0] == 0
+        assert _dbsync(tmp_path, empty_db, capsys, "version")[1] == head
+        rc, _, err = _dbsync(tmp_path, empty_db, capsys, "create_schema")
+        assert rc == 1 and "not empty" in err
+        assert _dbsync(tmp_path, empty_db, capsys, "upgrade")[0] == 0
+        assert _dbsync(tmp_path, empty_db, capsys,
+                       "online_data_migrations")[0] == 0
+    finally:
+        CONF([], project="ironic", default_config_files=[])
+    engine = sa.create_engine(empty_db)
+    try:
+        assert dbutils.schema_differences(engine) == []
+    finally:
+        engine.dispose()
+
+
+# --- the DB API ------------------------------------------------------------
+
+@pytest.fixture
+def db(backend_db):
+    return db_api.get_instance()
+
+
+def test_node_json_fields_round_trip(db):
+    info = {"address": "10.0.0.1", "ünïcode": "✓", "deep": {"l": [1, None]}}
+    node = db.create_node({"driver": "fake-hardware", "driver_info": info})
+    back = db.get_node_by_uuid(node.uuid)
+    assert back.driver_info == info and back.properties == {}
+    db.update_node(node.id, {"properties": {"cpus": 4}, "extra": None})
+    back = db.get_node_by_id(node.id)
+    assert back.properties == {"cpus": 4} and back.extra == {}
+
+
+@pytest.mark.parametrize("direction", ["asc", "desc"])
+def test_paging_with_null_sort_values(db, direction):
+    rows = []
+    for name, rc in [(None, "b"), ("n2", None), ("n1", "a"), (None, None),
+                     ("n3", "a"), (None, "b")]:
+        node = db.create_node({"driver": "fake-hardware", "name": name,
+                               "resource_class": rc})
+        rows.append({"id": node.id, "name": name, "resource_class": rc})
+    for key in ("name", "resource_class"):
+        expected = dbutils.expected_order(rows, key, direction)
+        full = db.get_node_list(columns=["id"], sort_key=key,
+                                sort_dir=direction)
+        assert [r["id"] for r in full] == expected
+        for limit in (1, 2, 4):
+            assert dbutils.walk_pages(db.get_node_list, key, direction,
+                                      limit) == expected
+
+
+def test_duplicates_become_conflicts(db):
+    inst = str(uuid.uuid4())
+    first = db.create_node({"driver": "f", "name": "n", "instance_uuid": inst})
+    with pytest.raises(exception.DuplicateName,
+                       match="A node with name n already exists"):
+        db.create_node({"driver": "f", "name": "n"})
+    with pytest.raises(exception.NodeAlreadyExists, match=first.uuid):
+        db.create_node({"driver": "f", "uuid": first.uuid})
+    with pytest.raises(exception.InstanceAssociated, match=inst):
+        db.create_node({"driver": "f", "instance_uuid": inst})
+    second = db.create_node({"driver": "f"})
+    with pytest.raises(exception.DuplicateName):
+        db.update_node(second.id, {"name": "n"})
+    db.create_port({"node_id": first.id, "address": "52:54:00:00:00:01",
+                    "name": "eth0address"})
+    with pytest.raises(exception.MACAlreadyExists,
+                       match="52:54:00:00:00:01 already exists"):
+        db.create_port({"node_id": second.id,
+                        "address": "52:54:00:00:00:01"})
+    with pytest.raises(exception.Conflict, match="name eth0address"):
+        db.create_port({"node_id": second.id, "name": "eth0address",
+                        "address": "52:54:00:00:00:02"})
+    # Nothing half-written: one node named n, one port.
+    assert len(db.get_node_list()) == 2 and len(db.get_port_list()) == 1
+
+
+def test_traits_and_destroy_cascade(db):
+    node = db.create_node({"driver": "f"}, traits=["CUSTOM_B", "CUSTOM_A"])
+    db.add_node_trait(node.id, "CUSTOM_A")
+    pg = db.create_portgroup({"node_id": node.id})
+    db.create_port({"node_id": node.id, "address": "52:54:00:00:00:09",
+                    "portgroup_id": pg.id})
+    assert db.get_node_traits(node.id) == ["CUSTOM_A", "CUSTOM_B"]
+    db.destroy_node(node.id)
+    assert db.get_port_list() == [] and db.get_portgroup_list() == []
+    assert db.get_node_traits(node.id) == []
+
+
+def test_allocation_candidates_and_conflicts(db):
+    def node(name, traits=(), **values):
+        return db.create_node({"driver": "f", "name": name,
+                               "resource_class": "gold",
+                               "provision_state": "available", **values},
+                              traits=list(traits))
+    both = node("both", ["CUSTOM_A", "CUSTOM_B"], owner="p1")
+    node("one", ["CUSTOM_A"])
+    node("busy", ["CUSTOM_A", "CUSTOM_B"], reservation="c1")
+    node("kept", ["CUSTOM_A", "CUSTOM_B"], maintenance=True)
+    leased = node("leased", [], lessee="p1")
+    found = db.allocation_candidates(resource_class="gold",
+                                     traits=["CUSTOM_A", "CUSTOM_B"])
+    assert [c["uuid"] for c in found] == [both.uuid]
+    found = db.allocation_candidates(resource_class="gold", owner="p1")
+    assert {c["uuid"] for c in found} == {both.uuid, leased.uuid}
+    assert db.node_uuids_for(["both", leased.uuid, "nope"]) == {
+        "both": both.uuid, leased.uuid: leased.uuid}
+    alloc = db.create_allocation({"name": "a", "state": "allocating",
+                                  "resource_class": "gold",
+                                  "traits": ["CUSTOM_A"]})
+    assert db.get_allocation("a", "name").traits == ["CUSTOM_A"]
+    with pytest.raises(exception.AllocationDuplicateName):
+        db.create_allocation({"name": "a", "state": "error"})
+    with pytest.raises(exception.AllocationAlreadyExists):
+        db.create_allocation({"uuid": alloc.uuid, "state": "error"})
+    cond = db.register_conductor({"hostname": "c1", "drivers": [],
+                                  "conductor_group": ""})
+    assert db.claim_allocation(alloc.id, None, cond.id) is True
+    assert db.claim_allocation(alloc.id, None, cond.id) is False
+    db.update_allocation(alloc.id, {"node_id": both.id, "state": "active"})
+    db.update_node(both.id, {"allocation_id": alloc.id})
+    db.destroy_node(both.id)
+    with pytest.raises(exception.AllocationNotFound):
+        db.get_allocation(alloc.uuid)

@@ -1,0 +1,1 @@
+"""An example out-of-tree hardware type for the Bare Metal service."""

@@ -1,0 +1,106 @@
+"""The hash ring: balance, stability when membership changes, the cache."""
+
+import collections
+import uuid
+
+import pytest
+
+from ironic.common import exception, hash_ring
+from ironic.objects.conductor import Conductor
+
+KEYS = [str(uuid.UUID(int=i * 7919 + 13)) for i in range(3000)]
+
+
+def _owners(ring):
+    return {k: ring.get_hosts(k)[0] for k in KEYS}
+
+
+def test_every_host_gets_a_fair_share():
+    ring = hash_ring.HashRing(["c1", "c2", "c3"], partition_exponent=7)
+    counts = collections.Counter(_owners(ring).values())
+    assert set(counts) == {"c1", "c2", "c3"}
+    for host, n in counts.items():
+        assert 600 < n < 1400, (host, counts)
+
+
+def test_a_joining_host_takes_only_from_others_and_about_its_share():
+    before = _owners(hash_ring.HashRing(["c1", "c2", "c3"], 7))
+    after = _owners(hash_ring.HashRing(["c1", "c2", "c3", "c4"], 7))
+    moved = [k for k in KEYS if before[k] != after[k]]
+    assert all(after[k] == "c4" for k in moved)
+    assert 0.1 < len(moved) / len(KEYS) < 0.45
+
+
+def test_a_leaving_host_moves_only_its_own_keys():
+    before = _owners(hash_ring.HashRing(["c1", "c2", "c3"], 5))
+    after = _owners(hash_ring.HashRing(["c1", "c3"], 5))
+    for k in KEYS:
+        if before[k] != "c2":
+            assert after[k] == before[k]
+
+
+def test_replicas_are_distinct_and_ignore_skips_hosts():
+    ring = hash_ring.HashRing(["a", "b", "c"], 5, replicas=2)
+    hosts = ring.get_hosts(KEYS[0])
+    assert len(hosts) == 2 and len(set(hosts)) == 2
+    assert ring.get_hosts(KEYS[0], ignore=[hosts[0]])[0] == hosts[1]
+    assert hash_ring.HashRing(["a"], 5, replicas=3).get_hosts("x") == ["a"]
+    assert hash_ring.HashRing([], 5).get_hosts("x") == []
+
+
+def test_same_input_same_ring():
+    r1 = hash_ring.HashRing(["b", "a"], 5)
+    r2 = hash_ring.HashRing(["a", "b"], 5)
+    assert _owners(r1) == _owners(r2)
+
+
+@pytest.fixture
+def conductors(database, config):
+    hash_ring.reset()
+    config(hash_ring_reset_interval=3600)
+    Conductor.register("c1", "", ["fake-hardware", "ipmi"])
+    Conductor.register("c2", "", ["fake-hardware"])
+    Conductor.register("g1", "rack1", ["fake-hardware"])
+    yield
+    hash_ring.reset()
+
+
+def test_manager_rings_per_group_and_type(conductors):
+    mgr = hash_ring.manager()
+    assert mgr.get_ring("fake-hardware").hosts == ["c1", "c2"]
+    assert mgr.get_ring("ipmi").hosts == ["c1"]
+    assert mgr.get_ring("fake-hardware", "RACK1").hosts == ["g1"]
+    with pytest.raises(exception.NoValidHost):
+        mgr.get_ring("redfish")
+    node = {"uuid": KEYS[1], "driver": "fake-hardware",
+            "conductor_group": "rack1"}
+    assert hash_ring.conductor_for(node) == "g1"
+    assert hash_ring.conductor_for(dict(node, driver="redfish")) is None
+
+
+def test_manager_caches_until_reset(conductors):
+    mgr = hash_ring.manager()
+    assert mgr.get_ring("ipmi").hosts == ["c1"]
+    Conductor.register("c3", "", ["ipmi"])
+    assert mgr.get_ring("ipmi").hosts == ["c1"]
+    mgr.reset()
+    assert mgr.get_ring("ipmi").hosts == ["c1", "c3"]
+    Conductor.get_by_hostname("c3").unregister()
+    mgr.reset()
+    assert mgr.get_ring("ipmi").hosts == ["c1"]
+
+
+def test_manager_drops_conductors_with_stale_heartbeat(conductors, config):
+    import datetime
+
+    import sqlalchemy as sa
+
+    from ironic.db.sqlalchemy import api as sqla_api
+    from ironic.db.sqlalchemy import models
+    old = datetime.datetime.now(datetime.timezone.utc).replace(
+        tzinfo=None) - datetime.timedelta(seconds=600)
+    with sqla_api._writer() as s:
+        s.execute(sa.update(models.Conductor).where(
+            models.Conductor.hostname == "c2").values(updated_at=old))
+    hash_ring.manager().reset()
+    assert hash_ring.manager().get_ring("fake-hardware").hosts == ["c1"]

@@ -1,0 +1,194 @@
+"""Periodic work: wait timeouts, power sync, dead conductors, orphans."""
+
+from __future__ import annotations
+
+import datetime
+import time
+
+import pytest
+import sqlalchemy as sa
+
+from ironic.common import hash_ring, rpc, states
+from ironic.conductor import base_manager, periodics, steps, takeover
+from ironic.db import api as db_api
+from ironic.db.sqlalchemy import api as sqla_api
+from ironic.db.sqlalchemy import models
+from ironic.objects.node import Node
+from ironic.tests import builders
+from ironic.tests import fixtures as ifx
+
+
+@pytest.fixture
+def svc(database, config):
+    ifx.configure_test_drivers(config)
+    config(rpc_transport="none", host="test-conductor")
+    config("conductor", node_locked_retry_attempts=0,
+           power_state_sync_max_retries=1)
+    rpc.reset()
+    hash_ring.reset()
+    service = base_manager.ConductorService()
+    service.start()
+    yield service
+    service.stop(timeout=5)
+    rpc.reset()
+
+
+def _old(minutes=120):
+    return datetime.datetime.now(datetime.timezone.utc).replace(
+        tzinfo=None) - datetime.timedelta(minutes=minutes)
+
+
+def test_wait_timeouts_fail_nodes(svc, config):
+    config("conductor", clean_callback_timeout=60)
+    stale = builders.make_node(provision_state=states.CLEANWAIT,
+                               target_provision_state=states.AVAILABLE,
+                               provision_updated_at=_old())
+    fresh = builders.make_node(provision_state=states.CLEANWAIT,
+                               target_provision_state=states.AVAILABLE,
+                               provision_updated_at=_old(0))
+    assert periodics.check_wait_timeouts(svc) == 1
+    node = Node.get(stale.id)
+    assert node.provision_state == states.CLEANFAIL
+    assert "Timeout" in node.last_error and "clean" in node.last_error
+    assert Node.get(fresh.id).provision_state == states.CLEANWAIT
+
+
+def test_power_sync_restores_and_then_gives_up(svc, monkeypatch):
+    from ironic.drivers.modules import fake
+    node = builders.make_node(provision_state=states.MANAGEABLE,
+                              power_state=states.POWER_OFF)
+    monkeypatch.setattr(fake.FakePower, "get_power_state",
+                        lambda self, task: states.POWER_ON)
+    assert periodics.sync_power_states(svc) == 1
+    assert Node.get(node.id).power_state == states.POWER_ON
+
+    def broken(self, task):
+        raise RuntimeError("BMC unreachable")
+    monkeypatch.setattr(fake.FakePower, "get_power_state", broken)
+    assert periodics.sync_power_states(svc) == 0
+    assert not Node.get(node.id).maintenance
+    periodics.sync_power_states(svc)
+    fresh = Node.get(node.id)
+    assert fresh.maintenance and fresh.fault == "power failure"
+    assert "BMC unreachable" in fresh.maintenance_reason
+
+
+def test_orphan_in_deploying_resumes_at_its_step(svc):
+    node = builders.make_node(provision_state=states.DEPLOYING,
+                              target_provision_state=states.ACTIVE)
+    node.driver_internal_info = {"deploy_steps": [
+        {"interface": "deploy", "step": "deploy", "priority": 100,
+         "args": {}}], "deploy_step_index": 0}
+    node.save()
+    assert takeover.recover_orphans(svc) == 1
+    assert svc.pool.wait_idle(10)
+    fresh = Node.get(node.id)
+    assert fresh.provision_state == states.ACTIVE
+    assert steps.DEPLOY.steps_key not in fresh.driver_internal_info
+
+
+def test_orphan_in_inspecting_fails_clearly(svc):
+    node = builders.make_node(provision_state=states.INSPECTING,
+                              target_provision_state=states.MANAGEABLE)
+    takeover.recover_orphans(svc)
+    fresh = Node.get(node.id)
+    assert fresh.provision_state == states.INSPECTFAIL
+    assert "stopped" in fresh.last_error
+
+
+def test_dead_conductor_locks_released_and_nodes_taken_over(svc):
+    dbapi = db_api.get_instance()
+    node = builders.make_node(provision_state=states.ACTIVE)
+    dbapi.reserve_node("gone-conductor", node.id)
+    assert takeover.release_dead_locks(svc) == [node.uuid]
+    assert takeover.take_over_active_nodes(svc) == 1
+    fresh = Node.get(node.id)
+    assert fresh.reservation is None
+    assert fresh.conductor_affinity == svc.conductor_id
+
+
+def test_stop_unregisters_and_start_clears_own_locks(svc, config):
+    dbapi = db_api.get_instance()
+    node = builders.make_node()
+    dbapi.reserve_node("test-conductor", node.id)
+    svc.stop(timeout=1)
+    assert dbapi.get_active_conductors(60) == []
+    assert Node.get(node.id).reservation is None
+    dbapi.reserve_node("test-conductor", node.id)
+    again = base_manager.ConductorService()
+    again.start()
+    try:
+        assert Node.get(node.id).reservation is None
+        assert [c.hostname for c in dbapi.get_active_conductors(60)] == [
+            "test-conductor"]
+    finally:
+        again.stop(timeout=1)
+
+
+def test_a_draining_conductor_leaves_the_ring_but_keeps_its_locks(
+        database, config):
+    """Peers break the locks of a conductor whose heartbeat is older than
+    heartbeat_timeout; one that is draining its workers must not look
+    dead to them, however long the drain takes. It must not get new work
+    either: it leaves the ring as soon as it stops."""
+    ifx.configure_test_drivers(config)
+    config(rpc_transport="none", host="draining")
+    config("conductor", heartbeat_interval=1, heartbeat_timeout=5)
+    rpc.reset()
+    hash_ring.reset()
+    service = base_manager.ConductorService()
+    service.start()
+    dbapi = db_api.get_instance()
+    node = builders.make_node()
+    dbapi.reserve_node("draining", node.id)
+    seen: dict = {}
+
+    def worker():
+        service._stop.wait(30)  # stop() has begun
+        seen["ring"] = [c.hostname for c in dbapi.get_active_conductors(5)]
+        with sqla_api._writer() as session:
+            session.execute(sa.update(models.Conductor).values(
+                updated_at=_old()))
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if dbapi.get_conductor("draining").updated_at > _old(1):
+                seen["released"] = dbapi.release_dead_conductor_locks(5)
+                seen["holder"] = Node.get(node.id).reservation
+                return
+            time.sleep(0.1)
+
+    service.pool.spawn(worker)
+    try:
+        assert service.stop(timeout=60)
+    finally:
+        rpc.reset()
+    assert seen["ring"] == []
+    assert seen["released"] == [] and seen["holder"] == "draining", (
+        "the heartbeat stopped while the worker drained")
+    assert dbapi.get_active_conductors(5) == []
+    assert Node.get(node.id).reservation is None
+
+
+def test_a_start_that_fails_after_registering_leaves_the_ring(
+        database, config, monkeypatch):
+    # Registered, then failing before it serves: peers and the API must
+    # not keep routing calls to it until its heartbeat times out.
+    from ironic.common import driver_factory, exception
+    ifx.configure_test_drivers(config)
+    config(rpc_transport="none", host="doomed")
+    rpc.reset()
+    hash_ring.reset()
+
+    def broken(*args, **kwargs):
+        raise exception.IronicException("database went away")
+
+    monkeypatch.setattr(driver_factory, "register_hardware", broken)
+    service = base_manager.ConductorService()
+    with pytest.raises(exception.IronicException, match="went away"):
+        service.start()
+    dbapi = db_api.get_instance()
+    assert dbapi.get_active_conductors(60) == []
+    with pytest.raises(exception.NoValidHost):
+        rpc.get_transport().call("doomed", "get_boot_device", {}, {},
+                                 "1.0")
+    rpc.reset()
