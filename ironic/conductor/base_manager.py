@@ -214,8 +214,10 @@ class ConductorService:
         timeout = CONF.graceful_shutdown_timeout if timeout is None \
             else timeout
         deadline = time.monotonic() + timeout
-        self._stop.set()
+        # Out of the ring before anything observes the stop: a worker that
+        # wakes on it must already see this conductor gone from the ring.
         self._leave_ring()
+        self._stop.set()
         if self._rpc_server is not None:
             # Rings cached elsewhere (the API's) still name this conductor
             # until they are rebuilt; answer their calls until then rather
