@@ -1,8 +1,8 @@
 """Microversion negotiation for /v1.
 
-Reads the requested version from ``X-OpenStack-Ironic-API-Version`` or
-``OpenStack-API-Version: baremetal 1.N`` ("latest" allowed), answers 400 for
-a malformed one and 406 for one out of range, stores the chosen minor number
+Reads the requested version from ``OpenStack-API-Version: baremetal 1.N``
+or ``X-OpenStack-Ironic-API-Version`` ("latest" allowed), answers 406 for
+a malformed one or one out of range, stores the chosen minor number
 in ``environ['ironic.api_version']`` and adds the version headers to every
 response.
 """
@@ -28,15 +28,17 @@ class VersionNegotiationError(Exception):
 
 
 def requested_version(environ) -> str | None:
-    value = environ.get(LEGACY_HEADER)
-    if value is not None:
-        return value.strip()
+    """The version asked for; the standard header wins over the legacy one
+    when a client sends both (as the reference service does)."""
     std = environ.get(STANDARD_HEADER)
     if std:
         for part in std.split(","):
             words = part.split()
             if len(words) == 2 and words[0].lower() == "baremetal":
                 return words[1]
+    value = environ.get(LEGACY_HEADER)
+    if value is not None:
+        return value.strip()
     return None
 
 
@@ -47,8 +49,10 @@ def negotiate(value: str | None) -> int:
         return versions.MAX_VERSION
     match = _VERSION_RE.match(value)
     if not match:
+        # Not a version at all is "not acceptable" too (406), like a
+        # version out of range: clients treat both the same way.
         raise VersionNegotiationError(
-            400, f"Invalid value for X-OpenStack-Ironic-API-Version header: "
+            406, f"Invalid value for X-OpenStack-Ironic-API-Version header: "
                  f"{value}. It must be of the form 1.N or 'latest'.")
     minor = int(match.group(1))
     if not versions.MIN_VERSION <= minor <= versions.MAX_VERSION:

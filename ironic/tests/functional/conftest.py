@@ -7,6 +7,7 @@ its own starts its own process with ``run_service`` in a module fixture.
 
 from __future__ import annotations
 
+import time
 import uuid
 
 import openstack
@@ -92,3 +93,24 @@ def needs_version(service):
             pytest.skip(f"the service advertises 1.{advertised}, the test "
                         f"needs 1.{minor}")
     return check
+
+
+def wait_for_node(conn, node_id: str, timeout: float = 60, **expected):
+    """Poll the node until its attributes have the expected values.
+
+    Changes made by a conductor worker (202 answers) land after the
+    request returns; openstacksdk's ``wait_for_node_reservation`` returns
+    at once for a node object fetched before the request, so it cannot
+    tell that the worker finished.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        node = conn.baremetal.get_node(node_id)
+        seen = {name: getattr(node, name) for name in expected}
+        if seen == expected and node.reservation is None:
+            return node
+        if time.monotonic() > deadline:
+            raise AssertionError(f"node {node_id} has {seen}, not "
+                                 f"{expected}, after {timeout} s "
+                                 f"(last_error: {node.last_error})")
+        time.sleep(0.2)

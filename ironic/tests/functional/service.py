@@ -110,13 +110,8 @@ class Service:
                  htpasswd: Path | None = None, port: int | None = None,
                  drivers: dict[str, str] | None = None,
                  api: dict[str, str] | None = None,
-                 sections: dict[str, dict[str, str]] | None = None,
-                 max_version: int | None = None):
+                 sections: dict[str, dict[str, str]] | None = None):
         self.workdir = workdir
-        # Advertise up to 1.<max_version> although the released ceiling is
-        # lower: tests of a finished feature the lead has not yet let
-        # through the ceiling (the service itself is unchanged).
-        self.max_version = max_version
         self.port = port or free_port()
         self.endpoint = f"http://127.0.0.1:{self.port}"
         self.config = write_config(workdir, self.port, auth_strategy,
@@ -142,18 +137,8 @@ class Service:
         return self
 
     def _command(self) -> list[str]:
-        args = ["--config-file", str(self.config)]
-        if self.max_version is None:
-            return [sys.executable, "-m", "ironic.command.singleprocess",
-                    *args]
-        launch = (
-            "import sys\n"
-            "from ironic.api.controllers.v1 import versions\n"
-            f"versions.MAX_VERSION = {int(self.max_version)}\n"
-            f"versions.MAX_VERSION_STRING = '1.{int(self.max_version)}'\n"
-            "from ironic.command import singleprocess\n"
-            f"sys.exit(singleprocess.main({args!r}))\n")
-        return [sys.executable, "-c", launch]
+        return [sys.executable, "-m", "ironic.command.singleprocess",
+                "--config-file", str(self.config)]
 
     def _wait_until_answering(self) -> None:
         deadline = time.monotonic() + START_DEADLINE

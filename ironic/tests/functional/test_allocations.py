@@ -1,10 +1,5 @@
 """Allocations through openstacksdk and ``openstack baremetal allocation``
-against a running all-in-one.
-
-The advertised ceiling (versions.CEILING) is still below 1.52 until the
-lead raises it, so this module's service advertises up to 1.79 (the
-allocation versions) and the CLI names its microversion explicitly.
-"""
+against a running all-in-one."""
 
 from __future__ import annotations
 
@@ -15,13 +10,11 @@ from ironic.tests.functional import conftest as fconf
 from ironic.tests.functional import service as svc
 
 WAIT = 60  # a bound for the clients' own polling, not a tuned delay
-MAX = 79
 
 
 @pytest.fixture(scope="module")
 def alloc_service(tmp_path_factory):
-    yield from fconf.run_service(tmp_path_factory, "aio-alloc",
-                                 max_version=MAX)
+    yield from fconf.run_service(tmp_path_factory, "aio-alloc")
 
 
 @pytest.fixture(scope="module")

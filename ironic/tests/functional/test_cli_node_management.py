@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from ironic.tests.functional import conftest as fconf
 from ironic.tests.functional import service as svc
 
 RAID = {"logical_disks": [{"size_gb": 20, "raid_level": "1",
@@ -48,11 +49,9 @@ def test_cli_inject_nmi(cli, conn, node):
 def test_cli_boot_mode_and_secure_boot(cli, conn, node, needs_version):
     needs_version(76)
     cli.run("node", "boot", "mode", "set", node.id, "bios")
-    conn.baremetal.wait_for_node_reservation(node, timeout=60)
-    assert conn.baremetal.get_node(node.id).boot_mode == "bios"
+    fconf.wait_for_node(conn, node.id, boot_mode="bios")
     cli.run("node", "secure", "boot", "on", node.id)
-    conn.baremetal.wait_for_node_reservation(node, timeout=60)
-    assert conn.baremetal.get_node(node.id).is_secure_boot is True
+    fconf.wait_for_node(conn, node.id, is_secure_boot=True)
 
 
 VIF = "8a3f1e2d-4c5b-4a69-9e7d-0f1a2b3c4d5e"
@@ -122,8 +121,7 @@ def test_rest_indicators(service, node, needs_version):
 def test_sdk_boot_mode_and_secure_boot(conn, node, needs_version):
     needs_version(76)
     conn.baremetal.set_node_boot_mode(node, "uefi")
-    conn.baremetal.wait_for_node_reservation(node, timeout=60)
+    fconf.wait_for_node(conn, node.id, boot_mode="uefi")
     conn.baremetal.set_node_secure_boot(node, False)
-    conn.baremetal.wait_for_node_reservation(node, timeout=60)
-    fetched = conn.baremetal.get_node(node.id)
-    assert (fetched.boot_mode, fetched.is_secure_boot) == ("uefi", False)
+    fetched = fconf.wait_for_node(conn, node.id, is_secure_boot=False)
+    assert fetched.boot_mode == "uefi"

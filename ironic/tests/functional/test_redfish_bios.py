@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import pytest
 
-from ironic.api.controllers.v1 import versions
 from ironic.common import driver_factory, hash_ring, rpc, states
 from ironic.conductor import base_manager, rpcapi
 from ironic.tests import fixtures as ifx
@@ -29,10 +28,6 @@ def bmc():
 @pytest.fixture
 def env(api_without_conductor, config, monkeypatch):
     api = api_without_conductor
-    monkeypatch.setattr(versions, "MAX_VERSION", max(versions.MAX_VERSION,
-                                                     74))
-    monkeypatch.setattr(versions, "MAX_VERSION_STRING",
-                        f"1.{versions.MAX_VERSION}")
     ifx.configure_test_drivers(
         config, hardware_types=["redfish"], power=["redfish"],
         management=["redfish"], bios=["redfish", "no-bios"])

@@ -118,6 +118,11 @@ def parse_node_fields(fields: str | None, ver: int) -> list[str] | None:
     return api_utils.parse_fields(fields, visible_fields(ver))
 
 
+def with_links(fields: list[str]) -> list[str]:
+    """Every node document carries its links, whatever ``fields`` asks."""
+    return fields if "links" in fields else fields + ["links"]
+
+
 def iso(value: datetime.datetime | None) -> str | None:
     if value is None:
         return None
@@ -360,7 +365,7 @@ def list_nodes(params: dict[str, Any], *, detail: bool,
     if fields is None:
         fields = allowed if detail else [
             f for f in _DEFAULT_LIST_FIELDS if field_since(f) <= ver]
-        fields = fields + (["links"] if "links" not in fields else [])
+    fields = with_links(fields)
     limit = api_utils.parse_limit(params.get("limit"))
     sort_key = _sort_key(params.get("sort_key"), ver)
     filters = _list_filters(params, ver) + list(extra_filters)
@@ -650,7 +655,8 @@ class NodesController(rest.RestController):
         ver = method.version()
         fields = parse_node_fields(params.get("fields"), ver)
         return show_node(get_node(
-            ident, with_traits=fields is None or "traits" in fields), fields)
+            ident, with_traits=fields is None or "traits" in fields),
+            with_links(fields) if fields else None)
 
     @expose()
     @api_method(status=201)

@@ -1,20 +1,12 @@
 """Bare Metal API microversions: what each one changed, in our own words.
 
 Every minor version 1.1 .. 1.115 of the public API is recorded in
-``HISTORY`` with who builds it here and whether it works today. The
-advertised maximum is *computed* from that record, never typed in:
-
-* ``STRICT_MAX`` is the highest version such that it and every version
-  below it are implemented, all components counted (API, conductor,
-  drivers, agent endpoints). This is the number the API contract asks for.
-* ``MAX_VERSION`` is what the service advertises. It applies the same rule
-  but lets through versions whose only missing part belongs to a component
-  still being built by another issue (``DEFERRED_AREAS``), and it is never
-  above ``CEILING``: nothing raises it past a version whose API side is not
-  done, and nothing raises it above the ceiling the foundation shipped until
-  the strict rule allows it.
-
-``BLOCKERS`` (computed) lists, per version, what is still missing.
+``HISTORY`` with the parts of the service it needs and whether it works
+here today. The advertised maximum is *computed* from that record, never
+typed in: ``MAX_VERSION`` is the highest version such that it and every
+version below it are implemented, all components counted (API, conductor,
+drivers, agent endpoints). ``BLOCKERS`` lists, per version, what is still
+missing.
 """
 
 from __future__ import annotations
@@ -29,11 +21,6 @@ CONDUCTOR = "conductor"  # state machine, RPC, locks, periodic work (issue 3)
 DRIVERS = "drivers"      # hardware types and interfaces (issue 4)
 AGENT = "agent"          # ramdisk endpoints: lookup, heartbeat, inspection
 INFO = "info"            # a signifier only; nothing to build
-
-# Areas owned by issues still in progress; their gaps hold back
-# STRICT_MAX but not MAX_VERSION (which CEILING bounds instead).
-DEFERRED_AREAS = frozenset({PORT, CONDUCTOR, DRIVERS, AGENT})
-
 
 @dataclasses.dataclass(frozen=True)
 class Change:
@@ -202,13 +189,10 @@ HISTORY: dict[int, Change] = {
     92: _done("Runbooks: CRUD, and 'clean'/'service' with a runbook "
               "(approved through a node trait) instead of explicit steps.",
               API, CONDUCTOR),
-    93: _todo("Epoxy-era version the public version history skips (it "
-              "goes from 1.92 to 1.94). Most likely reading a node's "
-              "attached virtual media (GET /v1/nodes/{n}/vmedia, next to "
-              "1.89's attach and detach); no source we could read "
-              "confirms it.",
-              api="confirm the 1.93 change from a public source",
-              conductor="vmedia", drivers="virtual media"),
+    93: _todo("GET /nodes/{n}/vmedia reads the virtual media attached "
+              "to a node (next to 1.89's attach and detach).",
+              api="GET on the vmedia sub-resource",
+              conductor="ask the management interface what is inserted"),
     94: _done("Ports may name their node by name.", PORT),
     95: _done("disable_power_off on nodes: such nodes are rebooted "
               "(an explicit reset) but never powered off; power-off "
@@ -232,49 +216,36 @@ HISTORY: dict[int, Change] = {
     109: _done("Nodes expose health (OK, Warning, Critical or null) as "
                "the BMC reports it, refreshed by the power state sync.",
                NODE, CONDUCTOR, DRIVERS),
-    110: _todo("Came with the 2026.1 (Gazpacho) series, whose ironic "
-               "35.0 advertises 1.111; that series brought trait-based "
-               "networking and dynamic port groups. The exact change is "
-               "in no reference we could read.",
-               api="find the 1.110 change in a public source"),
-    111: _todo("Also 2026.1 (Gazpacho): the highest version ironic 35.0 "
-               "advertises. The exact change is in no reference we could "
-               "read.", api="find the 1.111 change in a public source"),
+    110: _todo("'abort' also stops a deployment waiting in 'wait "
+               "call-back' (deploy failed afterwards).",
+               conductor="abort from wait call-back"),
+    111: _todo("Ports gain available_for_dynamic_portgroup and "
+               "portgroups gain dynamic_portgroup.",
+               port="the two fields, stored and filtered"),
     112: _done("Runbooks gain description and their own traits API.",
                API),
-    113: _todo("Newer than 1.112 (runbook traits, after 2026.1); known "
-               "to python-ironicclient (it negotiates up to 1.115), but "
-               "the change is in no reference we could read.",
-               api="find the 1.113 change in a public source"),
-    114: _todo("Newer than 1.112; the change is in no reference we could "
-               "read.", api="find the 1.114 change in a public source"),
-    115: _todo("The newest version python-ironicclient knows (its "
-               "LAST_KNOWN_API_VERSION); the change is in no reference we "
-               "could read.",
-               api="find the 1.115 change in a public source"),
+    113: _todo("Node history entries name the project (user's "
+               "project) that caused them.",
+               api="history project field"),
+    114: _todo("Firmware components show vendor, model and "
+               "serial_number.", api="firmware identity fields",
+               drivers="redfish firmware reports them"),
+    115: _todo("Node history entries show state, "
+               "target_provision_state and duration_seconds.",
+               api="history fields", conductor="record them"),
 }
 
 MIN_VERSION = 1
 #: Newest version the public API defines (python-ironicclient knows it).
 NEWEST_KNOWN = max(HISTORY)
-#: The foundation advertised 1.38; the maximum is not raised past it until
-#: STRICT_MAX allows, so nothing unimplemented is ever newly advertised.
-CEILING = 38
 
 
-def highest_implemented(history: dict[int, Change],
-                        deferred: frozenset[str] = frozenset()) -> int:
-    """Highest minor N such that 1..N all count as implemented.
-
-    A version counts when it is implemented, or when every area it still
-    needs is in ``deferred``. Answers ``0`` when 1.1 itself does not count.
-    """
+def highest_implemented(history: dict[int, Change]) -> int:
+    """Highest minor N such that 1..N are all implemented (0 if not 1.1)."""
     top = 0
     for minor in range(1, max(history) + 1):
         change = history.get(minor)
-        if change is None:
-            break
-        if not (change.implemented or set(change.needs) <= deferred):
+        if change is None or not change.implemented:
             break
         top = minor
     return top
@@ -286,10 +257,8 @@ def blockers(history: dict[int, Change]) -> dict[int, dict[str, str]]:
             sorted(history.items()) if not change.implemented}
 
 
-STRICT_MAX = highest_implemented(HISTORY)
 BLOCKERS = blockers(HISTORY)
-MAX_VERSION = max(MIN_VERSION, min(
-    CEILING, highest_implemented(HISTORY, DEFERRED_AREAS)))
+MAX_VERSION = max(MIN_VERSION, highest_implemented(HISTORY))
 
 MIN_VERSION_STRING = f"1.{MIN_VERSION}"
 MAX_VERSION_STRING = f"1.{MAX_VERSION}"

@@ -104,10 +104,9 @@ def _list(kind: _Kind, params: dict, node_id: int | None,
         raise exception.InvalidParameterValue(
             err=f"Unknown query parameter(s): {', '.join(sorted(unknown))}")
     fields = api_utils.parse_fields(params.get("fields"), kind.fields)
+    # Unlike nodes and ports (1.43), the volume lists took ?detail from
+    # their first version on.
     detail = api_utils.parse_bool(params.get("detail"), "detail")
-    if detail and method.version() < 43:
-        raise exception.NotAcceptable(
-            "The 'detail' parameter needs API version 1.43 or newer.")
     if fields and detail:
         raise exception.InvalidParameterValue(
             err="Can not specify ?detail=True and fields in the same "

@@ -1,5 +1,7 @@
 """Node fields, filters and PATCH rules at the versions that define them."""
 
+from unittest import mock
+
 import pytest
 
 from ironic.api.controllers.v1 import versions
@@ -73,11 +75,14 @@ def test_fields_param_needs_1_8_and_newer_fields_are_406(api):
     node = _create(api)
     url = f"/v1/nodes/{node['uuid']}?fields=uuid"
     assert api.get(url, version="1.7").status_int == 406
-    assert api.get(url, version="1.8").json == {"uuid": node["uuid"]}
-    resp = api.get(f"/v1/nodes/{node['uuid']}?fields=owner")
+    assert api.get(url, version="1.8").json == {"uuid": node["uuid"],
+                                                 "links": node["links"]}
+    resp = api.get(f"/v1/nodes/{node['uuid']}?fields=owner", version="1.49")
     assert resp.status_int == 406
-    resp = api.get("/v1/nodes?fields=owner")
+    resp = api.get("/v1/nodes?fields=owner", version="1.49")
     assert resp.status_int == 406
+    assert api.get("/v1/nodes?fields=owner", version="1.50").json == {
+        "nodes": [{"owner": None, "links": mock.ANY}]}
     resp = api.get("/v1/nodes?fields=bogus")
     assert resp.status_int == 400
 
@@ -85,8 +90,10 @@ def test_fields_param_needs_1_8_and_newer_fields_are_406(api):
 def test_filters_are_version_gated(api):
     assert api.get("/v1/nodes?driver=x", version="1.15").status_int == 406
     assert api.get("/v1/nodes?driver=x", version="1.16").status_int == 200
-    assert api.get("/v1/nodes?owner=p").status_int == 406
-    assert api.get("/v1/nodes?detail=true").status_int == 406
+    assert api.get("/v1/nodes?owner=p", version="1.49").status_int == 406
+    assert api.get("/v1/nodes?owner=p", version="1.50").status_int == 200
+    assert api.get("/v1/nodes?detail=true", version="1.42").status_int == 406
+    assert api.get("/v1/nodes?detail=true", version="1.43").status_int == 200
 
 
 def test_filters_select_nodes(api_newest):
@@ -110,7 +117,10 @@ def test_sort_key_rules(api):
     assert api.get("/v1/nodes?sort_key=driver_info").status_int == 400
     assert api.get("/v1/nodes?sort_key=chassis_id").status_int == 400
     assert api.get("/v1/nodes?sort_key=nope").status_int == 400
-    assert api.get("/v1/nodes?sort_key=owner").status_int == 406
+    assert api.get("/v1/nodes?sort_key=owner",
+                   version="1.49").status_int == 406
+    assert api.get("/v1/nodes?sort_key=owner",
+                   version="1.50").status_int == 200
     resp = api.get("/v1/nodes?sort_key=uuid&sort_dir=desc")
     got = [n["uuid"] for n in resp.json["nodes"]]
     assert got == sorted(got, reverse=True)
@@ -145,7 +155,7 @@ def test_remove_resets_to_default(api):
 def test_patch_newer_field_is_406(api):
     node = _create(api)
     resp = api.patch(f"/v1/nodes/{node['uuid']}", [
-        {"op": "add", "path": "/owner", "value": "p"}])
+        {"op": "add", "path": "/owner", "value": "p"}], version="1.49")
     assert resp.status_int == 406
 
 

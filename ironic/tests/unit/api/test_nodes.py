@@ -1,5 +1,7 @@
 """Node CRUD through the WSGI application."""
 
+import pytest
+
 from ironic.tests.fixtures import error_message
 
 
@@ -81,10 +83,24 @@ def test_delete_then_404(api):
     assert node["uuid"] in error_message(resp)
 
 
-def test_version_out_of_range_is_406(api):
-    resp = api.get("/v1/nodes", version="1.999")
+@pytest.mark.parametrize("version", ["1.999", "2.1", "1.x", "abc"])
+def test_version_out_of_range_or_malformed_is_406(api, version):
+    resp = api.get("/v1/nodes", version=version)
     assert resp.status_int == 406
     assert resp.headers["X-OpenStack-Ironic-API-Maximum-Version"]
+    assert version in error_message(resp)
+
+
+def test_standard_version_header_wins_over_the_legacy_one(api):
+    resp = api.get("/v1/nodes", headers={
+        "X-OpenStack-Ironic-API-Version": "1.9",
+        "OpenStack-API-Version": "baremetal 1.20"})
+    assert resp.headers["X-OpenStack-Ironic-API-Version"] == "1.20"
+    # Another service's entry in the standard header is not ours.
+    resp = api.get("/v1/nodes", headers={
+        "X-OpenStack-Ironic-API-Version": "1.9",
+        "OpenStack-API-Version": "compute 2.1"})
+    assert resp.headers["X-OpenStack-Ironic-API-Version"] == "1.9"
 
 
 def test_traits(api):

@@ -139,7 +139,10 @@ def test_unknown_attribute_and_bad_uuid_are_400(api):
     resp = api.post("/v1/ports", {"node_uuid": node["uuid"], "address": MAC,
                                   "internal_info": {"a": 1}})
     assert resp.status_int == 400
-    assert api.get("/v1/ports/not-a-uuid").status_int == 400
+    # Before ports had names (1.88) an identifier must be a UUID; after,
+    # anything else is looked up as a name.
+    assert api.get("/v1/ports/not-a-uuid", version="1.87").status_int == 400
+    assert api.get("/v1/ports/not-a-uuid", version="1.88").status_int == 404
     missing = api.get("/v1/ports/1be26c0b-03f2-4d2e-ae87-c02d7f33c123")
     assert missing.status_int == 404
     assert _ports(api) == []
@@ -198,7 +201,7 @@ def test_list_default_detail_and_fields(api, newest):
     assert only == [{"node_uuid": node["uuid"], "pxe_enabled": True,
                      "links": port["links"]}]
     assert api.get("/v1/ports?fields=bogus").status_int == 400
-    assert api.get("/v1/ports?fields=name").status_int == 406
+    assert api.get("/v1/ports?fields=name", version="1.87").status_int == 406
     assert api.get("/v1/ports?fields=uuid&detail=True",
                    version=newest).status_int == 400
     assert api.get("/v1/ports?fields=uuid", version="1.7").status_int == 406
