@@ -16,6 +16,12 @@ Phases, in this order (``--phases``):
 * ``get1``: the same one request at a time (latency without queueing),
   for at most 300 nodes.
 * ``patch``: ``PATCH /v1/nodes/<uuid>`` replacing ``/extra/foo``.
+* ``provision``: the first M nodes (``--prov-nodes``) through the whole
+  fake-hardware lifecycle: ``manage`` -> ``provide`` -> ``active`` ->
+  ``deleted``. Every node gets its ``PUT .../states/provision`` (C in
+  flight, a 409 retried), then every node is polled with ``GET ?fields=``
+  until it reaches the state, and the next verb starts. Reports the wall
+  time of each verb, enroll -> active and back, and the PUT latencies.
 * ``delete``: ``DELETE /v1/nodes/<uuid>`` for the nodes of this run
   (not run unless asked).
 
@@ -42,7 +48,11 @@ from typing import Any, Callable, Iterable
 
 import requests
 
-PHASES = ("create", "list", "get", "get1", "patch", "delete")
+PHASES = ("create", "list", "get", "get1", "patch", "provision", "delete")
+LIFECYCLE = (("manage", "manageable"), ("provide", "available"),
+             ("active", "active"), ("deleted", "available"))
+FAILED_STATES = {"deploy failed", "clean failed", "inspect failed", "error",
+                 "adopt failed", "rescue failed", "service failed"}
 DEFAULT_PHASES = "create,list,get,get1,patch"
 LIST_VARIANTS = (
     ("nodes", "/v1/nodes", None),
@@ -329,6 +339,84 @@ class Bench:
             self.sampled())
         return latency_summary(res, wall)
 
+    # provision -----------------------------------------------------------
+
+    def _put_provision(self, uuid: str, verb: str) -> Result:
+        """PUT a verb; a node still locked by its previous step is retried
+        for up to ``--timeout`` seconds."""
+        deadline = time.monotonic() + self.args.timeout
+        while True:
+            res = self.client.call("PUT", f"/v1/nodes/{uuid}/states/provision",
+                                   {"target": verb})
+            if res.status != 409 or time.monotonic() > deadline:
+                return res
+            time.sleep(self.args.poll_interval)
+
+    def _wait_for(self, uuids: list[str], state: str) -> tuple[int, dict]:
+        """Poll until every node shows ``state``; returns the number of
+        GETs and the nodes that failed or timed out."""
+        fields = "provision_state,target_provision_state,last_error"
+        pending, failed, polls = list(uuids), {}, 0
+        deadline = time.monotonic() + self.args.timeout
+        while pending:
+            docs, _ = self.parallel(
+                lambda u: self.client.call("GET", f"/v1/nodes/{u}",
+                                           params={"fields": fields}),
+                pending)
+            polls += len(docs)
+            still = []
+            for uuid, res in zip(pending, docs, strict=True):
+                doc = res.doc or {}
+                current = doc.get("provision_state")
+                settled = not doc.get("target_provision_state")
+                if res.ok and current == state and settled:
+                    continue
+                if res.ok and (current in FAILED_STATES or (
+                        settled and doc.get("last_error"))):
+                    failed[uuid] = doc
+                    continue
+                still.append(uuid)
+            pending = still
+            if pending and time.monotonic() > deadline:
+                failed.update({u: "timeout" for u in pending})
+                break
+            if pending:
+                time.sleep(self.args.poll_interval)
+        return polls, failed
+
+    def phase_provision(self) -> dict:
+        uuids = self.nodes[:self.args.prov_nodes]
+        steps, every_put = {}, []
+        for verb, state in LIFECYCLE:
+            start = time.perf_counter()
+            puts, put_wall = self.parallel(
+                lambda u, v=verb: self._put_provision(u, v), uuids)
+            every_put += puts
+            accepted = [u for u, r in zip(uuids, puts, strict=True) if r.ok]
+            polls, failed = self._wait_for(accepted, state)
+            wall = time.perf_counter() - start
+            steps[verb] = {
+                "wall_s": round(wall, 3),
+                "reached": len(accepted) - len(failed),
+                "rejected": len(uuids) - len(accepted),
+                "failed": len(failed), "polls": polls,
+                "put": latency_summary(puts, put_wall),
+                "example_failure": next(iter(failed.values()), None),
+            }
+            self.log(f"provision {verb}: {steps[verb]['reached']}/"
+                     f"{len(uuids)} {state} in {wall:.2f}s")
+        to_active = sum(steps[v]["wall_s"] for v, _ in LIFECYCLE[:3])
+        return {
+            "nodes": len(uuids),
+            "enroll_to_active_s": round(to_active, 3),
+            "enroll_to_active_nodes_per_s": round(len(uuids) / to_active, 2)
+            if to_active else None,
+            "undeploy_s": steps["deleted"]["wall_s"],
+            "put": latency_summary(every_put, sum(
+                v["put"]["wall_s"] for v in steps.values())),
+            "steps": steps,
+        }
+
     def phase_delete(self) -> dict:
         res, wall = self.parallel(
             lambda u: self.client.call("DELETE", f"/v1/nodes/{u}"),
@@ -356,7 +444,7 @@ class Bench:
         root = self.client.call("GET", "/")
         meta = {
             "url": args.url, "label": args.label, "nodes": args.nodes,
-            "prov_nodes": 0, "concurrency": args.concurrency,
+            "prov_nodes": args.prov_nodes, "concurrency": args.concurrency,
             "samples": args.samples, "list_repeat": args.list_repeat,
             "phases": phases, "run_id": self.tag,
             "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -414,6 +502,19 @@ def table(report: dict) -> list[tuple[str, str]]:
                      f"{v['items']} items / {v['pages']} pages: median "
                      f"{v['total_s_median']}s, min {v['total_s_min']}s, "
                      f"first page {v['first_page_ms_median']} ms"))
+    if "provision" in res:
+        r = res["provision"]
+        rows.append(("provision enroll->active",
+                     f"{r['nodes']} nodes in {r['enroll_to_active_s']}s = "
+                     f"{r['enroll_to_active_nodes_per_s']} nodes/s; "
+                     f"undeploy {r['undeploy_s']}s"))
+        rows.append(("  every PUT", _lat(r["put"])))
+        for verb, step in r["steps"].items():
+            rows.append((f"  {verb}", f"{step['reached']} reached, "
+                                      f"{step['failed']} failed, "
+                                      f"{step['rejected']} rejected in "
+                                      f"{step['wall_s']}s; PUT "
+                                      + _lat(step["put"])))
     for phase in ("get", "get1", "patch", "delete"):
         if phase in res:
             rows.append((f"{phase} node", _lat(res[phase])))
@@ -446,6 +547,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="X-OpenStack-Ironic-API-Version ('' for none)")
     p.add_argument("--pid", type=int, action="append",
                    help="server process id (repeatable; children count)")
+    p.add_argument("--prov-nodes", type=int, default=100,
+                   help="M: nodes taken through the provision phase")
+    p.add_argument("--poll-interval", type=float, default=0.5,
+                   help="seconds between polls of pending nodes")
     p.add_argument("--timeout", type=float, default=300.0)
     p.add_argument("--run-id", help="tag in node names (default random)")
     p.add_argument("--label", default="")
