@@ -14,11 +14,13 @@ from ironic.conf import (
     conductor,
     database,
     default,
+    deploy,
     dhcp,
     fake,
     inspector,
     ipmi,
     metrics,
+    pxe,
     redfish,
 )
 
@@ -31,6 +33,8 @@ api.register_opts(CONF)
 conductor.register_opts(CONF)
 database.register_opts(CONF)
 dhcp.register_opts(CONF)
+deploy.register_opts(CONF)
+pxe.register_opts(CONF)
 ipmi.register_opts(CONF)
 redfish.register_opts(CONF)
 fake.register_opts(CONF)

@@ -11,6 +11,13 @@ def _timeout(name: str, what: str, default: int = 1800) -> cfg.Opt:
                            f"the operation fails; 0 waits forever.")
 
 
+def _image(name: str, what: str, ramdisk: str) -> cfg.Opt:
+    return cfg.StrOpt(name, mutable=True,
+                      help=f"http(s):// or file:// URL of the {what} of the "
+                           f"{ramdisk} ramdisk booted over the network, for "
+                           f"nodes whose driver_info names none.")
+
+
 opts = [
     cfg.StrOpt("conductor_group", default="",
                help="Name of the conductor group this conductor belongs "
@@ -85,6 +92,10 @@ opts = [
                 help="Skip the inspection of image contents (format, "
                      "embedded files) before they are written; the agent "
                      "is told the same on lookup."),
+    _image("deploy_kernel", "kernel", "deploy"),
+    _image("deploy_ramdisk", "initramfs", "deploy"),
+    _image("rescue_kernel", "kernel", "rescue"),
+    _image("rescue_ramdisk", "initramfs", "rescue"),
     cfg.ListOpt("permitted_image_formats",
                 default=["raw", "gpt", "qcow2", "iso"],
                 help="Image formats that may be deployed; the agent is "

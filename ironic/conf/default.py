@@ -3,6 +3,7 @@
 import socket
 
 from oslo_config import cfg
+from oslo_utils import netutils
 
 INTERFACE_TYPES = (
     "bios", "boot", "console", "deploy", "firmware", "inspect", "management",
@@ -13,6 +14,11 @@ service_opts = [
     cfg.StrOpt("host", default=socket.gethostname(), sample_default="localhost",
                help="Name of this node, used as the conductor's hostname. "
                     "It must be unique among conductors."),
+    cfg.StrOpt("my_ip", default=netutils.get_my_ipv4(),
+               sample_default="127.0.0.1",
+               help="IP address of this host as other machines reach it: "
+                    "the default TFTP server address and API address "
+                    "handed to network-booted ramdisks."),
     cfg.StrOpt("state_path", default="/var/lib/ironic",
                help="Directory where the service keeps its state "
                     "(the embedded sqlite database by default)."),

@@ -9,11 +9,13 @@ from ironic.conf import (
     conductor,
     database,
     default,
+    deploy,
     dhcp,
     fake,
     inspector,
     ipmi,
     metrics,
+    pxe,
     redfish,
 )
 
@@ -29,12 +31,14 @@ def list_opts() -> list[tuple[str, list[cfg.Opt]]]:
         # oslo.db's own options come from its namespace in the generator
         # config; listing them here too would print each of them twice.
         ("database", database.opts),
+        ("deploy", deploy.opts),
         ("dhcp", dhcp.opts),
         ("fake", fake.opts),
         ("inspector", inspector.opts),
         ("ipmi", ipmi.opts),
         ("metrics", metrics.opts),
         ("metrics_statsd", metrics.statsd_opts),
+        ("pxe", pxe.opts),
         ("redfish", redfish.opts),
     ]
 
