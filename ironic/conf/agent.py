@@ -1,7 +1,9 @@
 """Options of the [agent] group: talking to the ramdisk agent (IPA).
 
 Only what the service uses so far; the names are the public ones so that
-an operator's existing ironic.conf keeps its meaning.
+an operator's existing ironic.conf keeps its meaning. The command options
+(timeouts, attempts, TLS verification) are read by
+``ironic.drivers.modules.agent_client``.
 """
 
 from oslo_config import cfg
@@ -30,6 +32,43 @@ opts = [
     cfg.StrOpt("tls_ciphers",
                help="TLS cipher suites the agent offers on its own API "
                     "(OpenSSL syntax); unset keeps the agent's default."),
+    cfg.StrOpt("agent_api_version", default="v1",
+               help="Version prefix of the agent's own API in command URLs "
+                    "(<callback_url>/<version>/commands/)."),
+    cfg.IntOpt("command_timeout", default=60, min=1, mutable=True,
+               help="Seconds to wait for the agent to answer one HTTP "
+                    "request. The node stays locked meanwhile, so a long "
+                    "value holds conductor workers when agents are "
+                    "unreachable."),
+    cfg.IntOpt("max_command_attempts", default=3, min=1,
+               help="How many times a command is sent when the agent "
+                    "cannot be reached (connection refused, reset, "
+                    "timeout) before the command fails."),
+    cfg.IntOpt("command_wait_attempts", default=100, min=1,
+               help="How many times the conductor asks the agent for the "
+                    "status of a command it waits for in place (for "
+                    "example installing the boot loader) before giving "
+                    "up."),
+    cfg.IntOpt("command_wait_interval", default=6, min=0,
+               help="Seconds between two such status requests."),
+    cfg.StrOpt("verify_ca", default="True",
+               help="How the conductor checks the agent's TLS certificate "
+                    "on https:// callback URLs: True for the system CA "
+                    "store, False to skip the check, or the path of a CA "
+                    "bundle. A certificate the agent sent with its "
+                    "heartbeat (agent_verify_ca) takes precedence."),
+    cfg.BoolOpt("stream_raw_images", default=True, mutable=True,
+                help="Let the agent write raw images straight to the disk "
+                     "while downloading them instead of first keeping a "
+                     "copy in its memory."),
+    cfg.IntOpt("post_deploy_get_power_state_retries", default=6, min=0,
+               help="After asking the agent to power the node off at the "
+                    "end of a deployment, how many more times the power "
+                    "state is read before the node is powered off out of "
+                    "band."),
+    cfg.IntOpt("post_deploy_get_power_state_retry_interval", default=5,
+               min=0,
+               help="Seconds between those power state reads."),
 ]
 
 

@@ -22,6 +22,47 @@ opts = [
                help="Boot mode assumed for a node that names none (in "
                     "instance_info/deploy_boot_mode, its boot_mode "
                     "capability or its detected boot_mode)."),
+    cfg.IntOpt("erase_devices_priority", mutable=True,
+               help="Priority of the agent's erase_devices clean step in "
+                    "automated cleaning; unset keeps the priority the "
+                    "agent reports (10 for its generic hardware manager), "
+                    "0 leaves the step out."),
+    cfg.IntOpt("erase_devices_metadata_priority", mutable=True,
+               help="Priority of the agent's erase_devices_metadata clean "
+                    "step (partition tables and file system signatures "
+                    "only); unset keeps the agent's priority (99), 0 leaves "
+                    "the step out."),
+    cfg.BoolOpt("enable_ata_secure_erase", default=True, mutable=True,
+                help="Let the agent use ATA Secure Erase when it erases "
+                     "disks during cleaning."),
+    cfg.BoolOpt("enable_nvme_secure_erase", default=True, mutable=True,
+                help="Let the agent use the NVMe format command (user data "
+                     "or crypto erase) when it erases disks during "
+                     "cleaning."),
+    cfg.IntOpt("shred_random_overwrite_iterations", default=1, min=0,
+               mutable=True,
+               help="When a disk cannot be secure-erased, how many passes "
+                    "of random data the agent writes over it."),
+    cfg.BoolOpt("shred_final_overwrite_with_zeros", default=True,
+                mutable=True,
+                help="When a disk cannot be secure-erased, whether the "
+                     "agent ends with a pass of zeros (also when no random "
+                     "pass is configured)."),
+    cfg.BoolOpt("continue_if_disk_secure_erase_fails", default=False,
+                mutable=True,
+                help="Whether the agent falls back to overwriting a disk "
+                     "whose secure erase failed (True) or fails cleaning "
+                     "(False)."),
+    cfg.IntOpt("disk_erasure_concurrency", default=4, min=1, mutable=True,
+               help="How many disks the agent erases at the same time."),
+    cfg.BoolOpt("erase_skip_read_only", default=False, mutable=True,
+                help="Whether the agent skips read-only disks when it "
+                     "erases disks; by default such a disk fails "
+                     "cleaning, since its old data would survive."),
+    cfg.BoolOpt("power_off_after_deploy_failure", default=True,
+                mutable=True,
+                help="Power a node off when its deployment fails, so the "
+                     "ramdisk does not keep running."),
 ]
 
 
