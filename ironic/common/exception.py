@@ -319,6 +319,26 @@ class HardwareInspectionFailure(IronicException):
     _msg_fmt = "Failed to inspect hardware. Reason: %(error)s"
 
 
+class InspectionRuleNotFound(NotFound):
+    _msg_fmt = "Rule %(rule)s could not be found."
+
+
+class InspectionRuleAlreadyExists(Conflict):
+    _msg_fmt = "A rule with UUID %(uuid)s already exists."
+
+
+class InvalidInspectionRule(Invalid):
+    """A rule (from the API or the built-in rules file) is malformed."""
+
+    _msg_fmt = "%(reason)s"
+
+
+class InspectionRuleExecutionFailure(HardwareInspectionFailure):
+    """A rule could not be evaluated or applied during inspection."""
+
+    _msg_fmt = "Inspection rule execution failed. Reason: %(reason)s"
+
+
 class PowerStateFailure(IronicException):
     _msg_fmt = "Failed to set node power state to %(pstate)s."
 

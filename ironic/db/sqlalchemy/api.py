@@ -18,6 +18,7 @@ from ironic.db.sqlalchemy import engine, models
 from ironic.db.sqlalchemy.allocations import AllocationQueries
 from ironic.db.sqlalchemy.conductors import ConductorQueries
 from ironic.db.sqlalchemy.hardware import HardwareQueries
+from ironic.db.sqlalchemy.inspection_rules import InspectionRuleQueries
 from ironic.db.sqlalchemy.node_resources import NodeResourceQueries
 
 _reader = engine.reader
@@ -98,7 +99,7 @@ def _row_to_dict(row) -> dict:
 
 
 class Connection(ConductorQueries, HardwareQueries, NodeResourceQueries,
-                 AllocationQueries):
+                 AllocationQueries, InspectionRuleQueries):
     """All queries of the service."""
 
     _reader = staticmethod(_reader)

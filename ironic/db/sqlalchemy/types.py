@@ -58,3 +58,12 @@ class LongJSONDict(JSONDict):
         if dialect.name == "mysql":
             return dialect.type_descriptor(mysql.LONGTEXT())
         return dialect.type_descriptor(types.Text())
+
+
+class LongJSONList(JSONList):
+    """A JSONList stored as LONGTEXT on MySQL/MariaDB (see LongJSONDict)."""
+
+    cache_ok = True
+
+    def load_dialect_impl(self, dialect):
+        return LongJSONDict.load_dialect_impl(self, dialect)

@@ -1,0 +1,60 @@
+"""The InspectionRule object: conditions on inspection data and actions
+(API 1.96)."""
+
+from __future__ import annotations
+
+from ironic.common import exception, utils
+from ironic.db import api as db_api
+from ironic.objects.base import Field, IronicObject
+
+#: Phases in which rules run; inspection data processing is 'main'.
+PHASES = ("main",)
+
+
+class InspectionRule(IronicObject):
+    fields = {
+        "uuid": Field(96, doc="Unique UUID of the rule."),
+        "description": Field(96, doc="What the rule is for."),
+        "priority": Field(96, default=0,
+                          doc="Rules with a higher priority run first."),
+        "sensitive": Field(96, default=False,
+                           doc="Hide conditions and actions from the API "
+                               "and the logs."),
+        "phase": Field(96, default="main",
+                       doc="Inspection phase in which the rule runs."),
+        "conditions": Field(96, default=[],
+                            doc="Checks that must all hold for the actions "
+                                "to run."),
+        "actions": Field(96, default=[], doc="What to do when they hold."),
+        "created_at": Field(96, doc="Creation time."),
+        "updated_at": Field(96, doc="Last update time."),
+    }
+
+    _db_create = "create_inspection_rule"
+    _db_update = "update_inspection_rule"
+    _db_destroy = "destroy_inspection_rule"
+
+    @classmethod
+    def get(cls, ident: str | int) -> InspectionRule:
+        """Load by database id or UUID."""
+        dbapi = db_api.get_instance()
+        if isinstance(ident, int):
+            return cls.from_db(dbapi.get_inspection_rule(ident, "id"))
+        if not utils.is_uuid_like(ident):
+            raise exception.InspectionRuleNotFound(rule=ident)
+        return cls.from_db(dbapi.get_inspection_rule(
+            utils.normalize_uuid(ident)))
+
+    @classmethod
+    def list_for_phase(cls, phase: str) -> list[InspectionRule]:
+        """The stored rules of ``phase``, highest priority first."""
+        rows = db_api.get_instance().get_inspection_rules_for_phase(phase)
+        return [cls.from_db(r) for r in rows]
+
+    def as_rule(self) -> dict:
+        """The plain document the rules engine works on."""
+        return {"uuid": self.uuid, "priority": self.priority,
+                "description": self.description,
+                "sensitive": bool(self.sensitive), "phase": self.phase,
+                "conditions": list(self.conditions or []),
+                "actions": list(self.actions or []), "built_in": False}
