@@ -27,6 +27,9 @@ class Port(IronicObject):
         "description": Field(97, doc="Free-form description."),
         "vendor": Field(100, doc="Vendor of the network interface."),
         "category": Field(101, doc="Operator-defined category."),
+        "available_for_dynamic_portgroup": Field(
+            111, default=True,
+            doc="Whether the port may join a dynamic port group."),
         "created_at": Field(1, doc="Creation time."),
         "updated_at": Field(1, doc="Last update time."),
     }

@@ -24,6 +24,10 @@ class Portgroup(IronicObject):
                             doc="Bonding options (miimon, xmit_hash...)."),
         "physical_network": Field(102, doc="Physical network it is on."),
         "category": Field(103, doc="Operator-defined category."),
+        "dynamic_portgroup": Field(
+            111, default=False,
+            doc="Whether the service assembles this group itself from the "
+                "ports available to dynamic port groups (read-only)."),
         "created_at": Field(23, doc="Creation time."),
         "updated_at": Field(23, doc="Last update time."),
     }

@@ -264,6 +264,8 @@ class Portgroup(Base):
     properties: Mapped[dict] = mapped_column(JSONDict, default=dict)
     physical_network: Mapped[str | None] = mapped_column(String(64))
     category: Mapped[str | None] = mapped_column(String(80))
+    dynamic_portgroup: Mapped[bool | None] = mapped_column(Boolean,
+                                                           default=False)
 
 
 class Port(Base):
@@ -294,6 +296,9 @@ class Port(Base):
     description: Mapped[str | None] = mapped_column(Text)
     vendor: Mapped[str | None] = mapped_column(String(32))
     category: Mapped[str | None] = mapped_column(String(80))
+    # Rows older than the column are available too (server default).
+    available_for_dynamic_portgroup: Mapped[bool] = mapped_column(
+        Boolean, default=True, server_default="1", nullable=False)
 
 
 class VolumeConnector(Base):
@@ -388,6 +393,11 @@ class NodeHistory(Base):
     severity: Mapped[str | None] = mapped_column(String(255))
     event: Mapped[str | None] = mapped_column(Text)
     user: Mapped[str | None] = mapped_column(String(32))
+    project: Mapped[str | None] = mapped_column(String(80))
+    # Where the node was when the event happened, and for how long.
+    state: Mapped[str | None] = mapped_column(String(255))
+    target_provision_state: Mapped[str | None] = mapped_column(String(255))
+    duration_seconds: Mapped[int | None] = mapped_column(Integer)
 
 
 class DeployTemplate(Base):
@@ -426,6 +436,9 @@ class FirmwareComponent(Base):
                                                  nullable=False)
     current_version: Mapped[str | None] = mapped_column(String(255))
     last_version_flashed: Mapped[str | None] = mapped_column(String(255))
+    vendor: Mapped[str | None] = mapped_column(String(255))
+    model: Mapped[str | None] = mapped_column(String(255))
+    serial_number: Mapped[str | None] = mapped_column(String(255))
 
 
 class Runbook(Base):

@@ -33,6 +33,7 @@ _PATCHABLE = {
     "address", "node_uuid", "portgroup_uuid", "extra",
     "local_link_connection", "pxe_enabled", "physical_network",
     "is_smartnic", "name", "description", "vendor", "category",
+    "available_for_dynamic_portgroup",
 }
 _CREATABLE = _PATCHABLE | {"uuid"}
 # From 1.94 a port may name its node by name, in ``node_uuid`` or here.
@@ -59,6 +60,8 @@ _PORT_SCHEMA: dict[str, Any] = {
         "description": {"type": ["string", "null"], "maxLength": 4096},
         "vendor": {"type": ["string", "null"], "maxLength": 32},
         "category": {"type": ["string", "null"], "maxLength": 80},
+        # Strictly a JSON boolean (1.111), unlike the older flags.
+        "available_for_dynamic_portgroup": {"type": "boolean"},
     },
     "required": ["address"],
     "additionalProperties": False,
@@ -196,6 +199,8 @@ def _validate(doc: dict, ver: int, port_id: int | None = None,
     for key in ("extra", "local_link_connection"):
         if values.get(key) is None:
             values[key] = {}
+    values.setdefault("available_for_dynamic_portgroup",
+                      Port.fields["available_for_dynamic_portgroup"].default)
     llc_ver = ver if changed is None or \
         "local_link_connection" in changed else None
     _check_llc(values["local_link_connection"], llc_ver,
@@ -206,6 +211,18 @@ def _validate(doc: dict, ver: int, port_id: int | None = None,
     if pg is not None:
         _check_membership(pg, values, port_id)
     return values
+
+
+def _check_no_null_flag(patch: Any) -> None:
+    """available_for_dynamic_portgroup is true or false, never null; a
+    remove restores the default (true)."""
+    for op in patch if isinstance(patch, list) else ():
+        if isinstance(op, dict) and op.get("op") in ("add", "replace") \
+                and op.get("path") == "/available_for_dynamic_portgroup" \
+                and "value" in op and not isinstance(op["value"], bool):
+            raise exception.InvalidParameterValue(
+                err=f"available_for_dynamic_portgroup must be true or "
+                    f"false, not {op['value']!r}.")
 
 
 class _Relations:
@@ -379,6 +396,7 @@ class PortsController(rest.RestController):
         policy.authorize("baremetal:port:update", method.context())
         ver = method.version()
         patch = method.json_body(list)
+        _check_no_null_flag(patch)
         port = get_port(ident)
         current = show_port(port, SPEC.known())
         doc, changed = resource.patch_values(

@@ -191,6 +191,12 @@ def patch_values(spec: Spec, current: dict, patch: list, *, ver: int,
     visible = set(spec.visible(ver))
     patchable = set(patchable)
     allowed = patchable & visible
+    for op in patch if isinstance(patch, list) else ():
+        root = str(op.get("path", "")).split("/")[1:2] \
+            if isinstance(op, dict) else []
+        if root and root[0] in patchable - visible:
+            # A field this version does not know yet, like fields=.
+            check_names(spec, root, ver, "attribute")
     patched = api_utils.apply_patch(
         current, patch, read_only=visible - allowed, required=required,
         allowed_roots=allowed)

@@ -93,7 +93,7 @@ def test_physical_network_with_a_higher_maximum(api, newest):
     assert old["physical_network"] == "p1" and "category" not in old
     assert api.patch(f"/v1/portgroups/{pg['uuid']}", [
         {"op": "remove", "path": "/category"}],
-        version="1.102").status_int == 400
+        version="1.102").status_int == 406
 
 
 @pytest.mark.parametrize("body", [

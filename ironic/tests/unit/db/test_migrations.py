@@ -79,3 +79,42 @@ def test_history_has_a_single_head():
     from ironic.db import migration
     heads = ScriptDirectory.from_config(migration._config()).get_heads()
     assert len(heads) == 1, heads
+
+
+def _insert_minimal(conn, table: str, **values) -> None:
+    """A row with ``values`` and a filler in every other NOT NULL column."""
+    for col in sa.inspect(conn).get_columns(table):
+        if col["nullable"] or col["default"] is not None or \
+                col["name"] in values or col["name"] == "id":
+            continue
+        is_text = isinstance(col["type"], (sa.String, sa.Text))
+        values[col["name"]] = "{}" if is_text else 0
+    names = ", ".join(values)
+    marks = ", ".join(f":{n}" for n in values)
+    conn.execute(sa.text(f"INSERT INTO {table} ({names}) VALUES ({marks})"),
+                 values)
+
+
+def test_ports_existing_before_1_111_stay_available(tmp_path):
+    # Rows written before the column existed read as available, as new
+    # ports are by default; existing port groups are not dynamic.
+    from alembic.script import ScriptDirectory
+    rev = ScriptDirectory.from_config(migration._config()).get_revision(
+        "f5a1c3e7b942")
+    engine = _sqlite_engine(tmp_path)
+    migration.upgrade(rev.down_revision, engine)
+    with engine.begin() as conn:
+        # sqlite leaves foreign keys unchecked here: no node row needed.
+        _insert_minimal(conn, "ports", node_id=1,
+                        uuid="2be26c0b-03f2-4d2e-ae87-c02d7f33c123",
+                        address="52:54:00:00:00:01")
+        _insert_minimal(conn, "portgroups", node_id=1,
+                        uuid="3be26c0b-03f2-4d2e-ae87-c02d7f33c123")
+    migration.upgrade("head", engine)
+    with engine.connect() as conn:
+        flag = conn.execute(sa.text(
+            "SELECT available_for_dynamic_portgroup FROM ports")).scalar()
+        dynamic = conn.execute(sa.text(
+            "SELECT dynamic_portgroup FROM portgroups")).scalar()
+    assert (bool(flag), bool(dynamic)) == (True, False)
+    assert dynamic is not None
