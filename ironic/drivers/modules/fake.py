@@ -414,7 +414,15 @@ class FakeFirmware(_NoProperties, base.FirmwareInterface):
         _sleep("firmware")
 
     def cache_firmware_components(self, task: Any) -> None:
-        return None
+        """Record the made-up firmware of a fake machine, so the firmware
+        API shows something a real BMC would (API 1.114 identity too)."""
+        from ironic.objects import node_settings
+        serial = task.node.uuid.split("-")[0].upper()
+        node_settings.record_firmware(task.node.id, {
+            "bios": {"current_version": "1.0.0", "vendor": "Fake Vendor",
+                     "model": "Fake BIOS", "serial_number": f"BIOS-{serial}"},
+            "bmc": {"current_version": "1.0.0", "vendor": "Fake Vendor",
+                    "model": "Fake BMC", "serial_number": f"BMC-{serial}"}})
 
 
 class FakeVendor(_NoProperties, base.VendorInterface):

@@ -59,17 +59,30 @@ def _manager(system):
     return managers[0] if managers else None
 
 
-def read_versions(system) -> dict[str, str]:
-    """The versions the BMC reports now (components it does not report are
-    left out)."""
+def read_components(system) -> dict[str, dict]:
+    """What the BMC reports now, per component: ``current_version`` and
+    the identity it gives (``vendor``, ``model``, ``serial_number``; None
+    where it says nothing). Unreported components are left out."""
     system.refresh(force=True)
     found = {}
     if system.bios_version:
-        found[BIOS] = system.bios_version
+        # Redfish names no maker or model for the BIOS itself.
+        found[BIOS] = {"current_version": system.bios_version}
     manager = _manager(system)
     if manager is not None and manager.firmware_version:
-        found[BMC] = manager.firmware_version
+        raw = getattr(manager, "json", None) or {}
+        found[BMC] = {"current_version": manager.firmware_version,
+                      "vendor": raw.get("Manufacturer"),
+                      "model": manager.model,
+                      "serial_number": raw.get("SerialNumber")}
     return found
+
+
+def read_versions(system) -> dict[str, str]:
+    """The versions the BMC reports now (components it does not report are
+    left out)."""
+    return {name: found["current_version"]
+            for name, found in read_components(system).items()}
 
 
 def _target(system, component: str) -> str:
@@ -134,28 +147,15 @@ class RedfishFirmware(base.FirmwareInterface):
     def _settle(self, task: Any, system, before: dict[str, str],
                 updates: list[dict]) -> None:
         names = {u["component"] for u in updates}
-        now = read_versions(system)
-        if any(now.get(n) == before.get(n) for n in names) and \
-                task.node.power_state == states.POWER_ON:
+        now = read_components(system)
+        if any(now.get(n, {}).get("current_version") == before.get(n)
+               for n in names) and task.node.power_state == states.POWER_ON:
             driver = getattr(task, "driver", None)
             if driver is not None and driver.power is not None:
                 driver.power.reboot(task)
-            now = read_versions(system)
-        self._record(task, now, flashed=names)
+            now = read_components(system)
+        node_settings.record_firmware(task.node.id, now, flashed=names)
 
     def cache_firmware_components(self, task: Any) -> None:
-        self._record(task, read_versions(system_of(task)), flashed=set())
-
-    @staticmethod
-    def _record(task: Any, versions: dict[str, str], flashed: set) -> None:
-        known = node_settings.firmware_components(task.node.id)
-        rows = []
-        for name, version in sorted(versions.items()):
-            old = known.get(name, {})
-            rows.append({
-                "component": name,
-                "initial_version": old.get("initial_version") or version,
-                "current_version": version,
-                "last_version_flashed": version if name in flashed
-                else old.get("last_version_flashed")})
-        node_settings.replace_firmware_components(task.node.id, rows)
+        node_settings.record_firmware(task.node.id,
+                                      read_components(system_of(task)))

@@ -66,6 +66,20 @@ def _firmware(env, uuid) -> dict:
                              c["last_version_flashed"]) for c in got}
 
 
+def _check_identity(env, uuid) -> None:
+    """1.114: what the emulator says of its manager (its Model), and
+    nothing it does not say."""
+    from ironic.api.controllers.v1 import versions
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(versions, "MAX_VERSION", 114)
+        got = env[0].get(f"/v1/nodes/{uuid}/firmware",
+                         version="1.114").json["firmware"]
+    identity = {c["component"]: (c["vendor"], c["model"],
+                                 c["serial_number"]) for c in got}
+    assert identity == {"bios": (None, None, None),
+                        "bmc": (None, "Joo Janta 200", None)}
+
+
 def test_bios_update_reaches_the_bmc_and_is_recorded(env, bmc, images):
     api = env[0]
     resp = api.post("/v1/nodes", {
@@ -80,6 +94,7 @@ def test_bios_update_reaches_the_bmc_and_is_recorded(env, bmc, images):
                        {"target": "manage"}))
     assert _firmware(env, uuid) == {"bios": ("1.0.0", "1.0.0", None),
                                     "bmc": ("1.00", "1.00", None)}
+    _check_identity(env, uuid)
 
     _wait(env, api.put(f"/v1/nodes/{uuid}/states/provision", {
         "target": "clean", "clean_steps": [{

@@ -134,8 +134,31 @@ class HistoryController(node_sub._NodeSub):
         return self._view(node.uuid, event, list(_HISTORY_FIELDS))
 
 
-_FIRMWARE_FIELDS = ("component", "initial_version", "current_version",
-                    "last_version_flashed", "created_at", "updated_at")
+_FIRMWARE_FIELDS = ("created_at", "updated_at", "component",
+                    "initial_version", "current_version",
+                    "last_version_flashed")
+_FIRMWARE_IDENTITY = ("vendor", "model", "serial_number")
+_FIRMWARE_IDENTITY_SINCE = 114
+
+
+def _firmware_fields(params: dict) -> list[str]:
+    """Fields of each component: all this version knows, or ``fields``
+    (the timestamps are always shown, as by the reference service)."""
+    known = list(_FIRMWARE_FIELDS)
+    if method.version() >= _FIRMWARE_IDENTITY_SINCE:
+        known += _FIRMWARE_IDENTITY
+    if "fields" not in params:
+        return known
+    wanted = api_utils.parse_fields(params["fields"],
+                                    _FIRMWARE_FIELDS + _FIRMWARE_IDENTITY)
+    too_new = [f for f in wanted if f not in known]
+    if too_new:
+        # The reference answers 400 here, not 406.
+        raise exception.InvalidParameterValue(
+            err=f"Fields {', '.join(too_new)} need API version "
+                f"1.{_FIRMWARE_IDENTITY_SINCE} or newer.")
+    return [f for f in known
+            if f in wanted or f in ("created_at", "updated_at")]
 
 
 class FirmwareController(node_sub._NodeSub):
@@ -143,10 +166,11 @@ class FirmwareController(node_sub._NodeSub):
     @api_method(min_version=86)
     def get_all(self, **params):
         policy.authorize("baremetal:node:firmware:get", method.context())
-        _check_params(params, set())
+        _check_params(params, {"fields"})
+        fields = _firmware_fields(params)
         node = self._node()
         return {"firmware": [
-            {f: _value(c, f) for f in _FIRMWARE_FIELDS}
+            {f: _value(c, f) for f in fields}
             for c in db_api.get_instance().get_firmware_components(node.id)]}
 
 
