@@ -2,7 +2,8 @@
 
 - The password never appears on the command line: it goes through a
   private temporary file (``-f``) or, with ``[ipmi]store_cred_in_env``, the
-  ``IPMI_PASSWORD`` environment variable (``-E``).
+  ``IPMI_PASSWORD`` environment variable (``-E``). The K_g key goes through
+  ``IPMI_KGKEY`` (``-K``).
 - Commands to one BMC are serialized and spaced by
   ``[ipmi]min_command_interval``; commands to different BMCs run in
   parallel.
@@ -28,11 +29,22 @@ LOG = logging.getLogger(__name__)
 
 PRIV_LEVELS = ("ADMINISTRATOR", "CALLBACK", "OPERATOR", "USER")
 BRIDGING = ("no", "single", "dual")
+DEFAULT_PORT = 623
 # ipmitool error texts after which the same command may succeed.
 RETRYABLE = ("insufficient resources for session", "Node busy",
              "Timeout", "Out of space", "BMC initialization in progress",
              "Unable to establish IPMI v2 / RMCP+ session")
 _PER_RUN_TIMEOUT = 30
+# The bridging fields each mode needs.
+_BRIDGING_NEEDS = {
+    "single": ("ipmi_target_channel", "ipmi_target_address"),
+    "dual": ("ipmi_target_channel", "ipmi_target_address",
+             "ipmi_transit_channel", "ipmi_transit_address")}
+_BRIDGING_FIELDS = ("ipmi_local_address", "ipmi_transit_channel",
+                    "ipmi_transit_address", "ipmi_target_channel",
+                    "ipmi_target_address")
+# A K_g key is at most 20 bytes (IPMI 2.0, RAKP).
+_KG_MAX_HEX = 40
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,7 +52,7 @@ class IpmiTarget:
     """How to reach one BMC, validated from a node's driver_info."""
 
     address: str
-    port: int | None = None
+    port: int = DEFAULT_PORT
     username: str | None = None
     password: str | None = None
     protocol_version: str = "2.0"
@@ -56,9 +68,18 @@ class IpmiTarget:
     terminal_port: int | None = None
 
     @property
-    def key(self) -> tuple[str, int | None]:
-        """Identity of the BMC for serialization of its commands."""
-        return (self.address, self.port)
+    def key(self) -> tuple[str, int]:
+        """Identity of the BMC for serialization of its commands: a port
+        left out and the default port are the same BMC."""
+        return (self.address.lower(), self.port)
+
+
+def _invalid(name: str, why: str, value: Any) -> exception.Invalid:
+    if name == "ipmi_password":  # never echo a secret back
+        return exception.InvalidParameterValue(
+            err=f"driver_info/{name} {why}.")
+    return exception.InvalidParameterValue(
+        err=f"driver_info/{name} {why}, got {value!r}.")
 
 
 def _int_field(info: dict, name: str, low: int, high: int) -> int | None:
@@ -69,66 +90,115 @@ def _int_field(info: dict, name: str, low: int, high: int) -> int | None:
         number = int(value)
     except (TypeError, ValueError):
         number = None
-    if number is None or not low <= number <= high:
-        raise exception.InvalidParameterValue(
-            err=f"driver_info/{name} must be an integer between {low} and "
-                f"{high}, got {value!r}.")
+    if number is None or isinstance(value, bool) or \
+            not low <= number <= high:
+        raise _invalid(name, f"must be an integer between {low} and "
+                             f"{high}", value)
     return number
+
+
+def _choice(info: dict, name: str, default: str,
+            allowed: tuple[str, ...], fold=str.upper) -> str:
+    value = info.get(name)
+    if value is None or value == "":
+        return default
+    text = fold(str(value))
+    if text not in allowed:
+        raise _invalid(name, f"must be one of {', '.join(allowed)}", value)
+    return text
+
+
+def _bridge_field(info: dict, name: str) -> str | None:
+    """Channels and IPMB addresses: one byte, decimal or 0x-prefixed."""
+    value = info.get(name)
+    if value is None or value == "":
+        return None
+    try:
+        number = int(str(value), 0)
+    except ValueError:
+        number = -1
+    if isinstance(value, bool) or not 0 <= number <= 255:
+        raise _invalid(name, "must be a byte such as 0x20 or 7", value)
+    return str(value)
+
+
+def _kg_key(info: dict) -> str | None:
+    value = info.get("ipmi_hex_kg_key")
+    if value is None or value == "":
+        return None
+    text = str(value)
+    if len(text) % 2 or len(text) > _KG_MAX_HEX or any(
+            c not in "0123456789abcdefABCDEF" for c in text):
+        raise exception.InvalidParameterValue(
+            err=f"driver_info/ipmi_hex_kg_key must be an even number of hex "
+                f"digits, at most {_KG_MAX_HEX}.")
+    return text
+
+
+def _address(info: dict) -> str | None:
+    value = info.get("ipmi_address")
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str) or not value.strip() or \
+            any(c.isspace() for c in value.strip()):
+        raise _invalid("ipmi_address", "must be a host name or IP address",
+                       value)
+    return value.strip()
+
+
+def _optional_text(info: dict, name: str) -> str | None:
+    # A numeric password written as a JSON number is still a password.
+    value = info.get(name)
+    if value is None:
+        return None
+    if isinstance(value, (dict, list, bool)):
+        raise _invalid(name, "must be a string", value)
+    return str(value)
+
+
+def _values(info: dict) -> dict[str, Any]:
+    """Every field present, checked and normalized; none required."""
+    port = _int_field(info, "ipmi_port", 1, 65535)
+    return {
+        "address": _address(info),
+        "port": DEFAULT_PORT if port is None else port,
+        "username": _optional_text(info, "ipmi_username") or None,
+        "password": _optional_text(info, "ipmi_password"),
+        "protocol_version": _choice(info, "ipmi_protocol_version", "2.0",
+                                    ("1.5", "2.0"), fold=str),
+        "cipher_suite": _int_field(info, "ipmi_cipher_suite", 0, 17),
+        "priv_level": _choice(info, "ipmi_priv_level", "ADMINISTRATOR",
+                              PRIV_LEVELS),
+        "bridging": _choice(info, "ipmi_bridging", "no", BRIDGING,
+                            fold=str.lower),
+        **{name[len("ipmi_"):]: _bridge_field(info, name)
+           for name in _BRIDGING_FIELDS},
+        "hex_kg_key": _kg_key(info),
+        "terminal_port": _int_field(info, "ipmi_terminal_port", 1, 65535),
+    }
+
+
+def check_driver_info(info: dict) -> None:
+    """Reject malformed values (naming the field) without talking to the
+    BMC; required fields may still be missing, as on enrollment."""
+    _values(info or {})
 
 
 def parse_driver_info(info: dict) -> IpmiTarget:
     """Validate ``driver_info``; errors name the field that is wrong."""
-    address = info.get("ipmi_address")
-    if not address or not isinstance(address, str):
+    values = _values(info)
+    if values["address"] is None:
         raise exception.MissingParameterValue(
             err="driver_info/ipmi_address is required to manage the node "
                 "over IPMI.")
-    version = str(info.get("ipmi_protocol_version", "2.0"))
-    if version not in ("1.5", "2.0"):
-        raise exception.InvalidParameterValue(
-            err=f"driver_info/ipmi_protocol_version must be '1.5' or '2.0', "
-                f"got {version!r}.")
-    priv = str(info.get("ipmi_priv_level", "ADMINISTRATOR")).upper()
-    if priv not in PRIV_LEVELS:
-        raise exception.InvalidParameterValue(
-            err=f"driver_info/ipmi_priv_level must be one of "
-                f"{', '.join(PRIV_LEVELS)}, got {priv!r}.")
-    bridging = str(info.get("ipmi_bridging", "no")).lower()
-    if bridging not in BRIDGING:
-        raise exception.InvalidParameterValue(
-            err=f"driver_info/ipmi_bridging must be one of "
-                f"{', '.join(BRIDGING)}, got {bridging!r}.")
-    needed = {"single": ("ipmi_target_channel", "ipmi_target_address"),
-              "dual": ("ipmi_target_channel", "ipmi_target_address",
-                       "ipmi_transit_channel", "ipmi_transit_address")}
-    missing = [f for f in needed.get(bridging, ()) if not info.get(f)]
+    bridging = values["bridging"]
+    missing = [f for f in _BRIDGING_NEEDS.get(bridging, ())
+               if values[f[len("ipmi_"):]] is None]
     if missing:
         raise exception.MissingParameterValue(
             err=f"driver_info/{', '.join(missing)} required for "
                 f"ipmi_bridging={bridging}.")
-    kg = info.get("ipmi_hex_kg_key")
-    if kg is not None and (len(str(kg)) % 2 or any(
-            c not in "0123456789abcdefABCDEF" for c in str(kg))):
-        raise exception.InvalidParameterValue(
-            err="driver_info/ipmi_hex_kg_key must be an even number of hex "
-                "digits.")
-    return IpmiTarget(
-        address=address,
-        port=_int_field(info, "ipmi_port", 1, 65535),
-        username=info.get("ipmi_username") or None,
-        password=info.get("ipmi_password"),
-        protocol_version=version,
-        cipher_suite=_int_field(info, "ipmi_cipher_suite", 0, 17),
-        priv_level=priv,
-        bridging=bridging,
-        local_address=info.get("ipmi_local_address"),
-        transit_channel=info.get("ipmi_transit_channel"),
-        transit_address=info.get("ipmi_transit_address"),
-        target_channel=info.get("ipmi_target_channel"),
-        target_address=info.get("ipmi_target_address"),
-        hex_kg_key=kg,
-        terminal_port=_int_field(info, "ipmi_terminal_port", 1, 65535),
-    )
+    return IpmiTarget(**values)
 
 
 class IpmiCommandFailed(exception.IronicException):
@@ -136,17 +206,14 @@ class IpmiCommandFailed(exception.IronicException):
 
 
 def _base_args(target: IpmiTarget) -> list[str]:
+    """ipmitool's connection options; secrets are added by _secrets()."""
     interface = "lanplus" if target.protocol_version == "2.0" else "lan"
     args = ["ipmitool", "-I", interface, "-H", target.address,
-            "-L", target.priv_level]
-    if target.port:
-        args += ["-p", str(target.port)]
+            "-L", target.priv_level, "-p", str(target.port)]
     if target.username:
         args += ["-U", target.username]
     if target.cipher_suite is not None and interface == "lanplus":
         args += ["-C", str(target.cipher_suite)]
-    if target.hex_kg_key:
-        args += ["-y", target.hex_kg_key]
     if target.bridging in ("single", "dual"):
         args += ["-m", target.local_address or "0x20",
                  "-b", target.target_channel, "-t", target.target_address]
@@ -159,6 +226,53 @@ def _base_args(target: IpmiTarget) -> list[str]:
     if CONF.ipmi.debug:
         args.append("-v")
     return args
+
+
+def _kg_env_value(hex_key: str) -> bytes | None:
+    """The K_g key as ipmitool reads it from IPMI_KGKEY (-K): raw bytes,
+    which a C string ends at the first zero byte. Zero bytes at the end
+    are the padding of a key anyway; a zero byte inside cannot travel
+    that way (None)."""
+    raw = bytes.fromhex(hex_key).rstrip(b"\0")
+    return None if b"\0" in raw else raw
+
+
+def _secrets(target: IpmiTarget, env: dict, tmpdir: str) -> list[str]:
+    """Options handing the password and K_g key to ipmitool through a
+    private file or the environment, never on the command line."""
+    args: list[str] = []
+    if target.password is not None:
+        if CONF.ipmi.store_cred_in_env:
+            env["IPMI_PASSWORD"] = target.password
+            args.append("-E")
+        else:
+            path = os.path.join(tmpdir, "password")
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as f:
+                f.write(target.password)
+            args += ["-f", path]
+    if target.hex_kg_key:
+        raw = _kg_env_value(target.hex_kg_key)
+        if raw is not None:
+            env[b"IPMI_KGKEY"] = raw
+            args.append("-K")
+        else:
+            # ipmitool has no other secret channel for such a key.
+            LOG.warning("The K_g key of the BMC %s has a zero byte inside; "
+                        "ipmitool can only take it on its command line.",
+                        target.address)
+            args += ["-y", target.hex_kg_key]
+    return args
+
+
+def _run_once(target: IpmiTarget, command: list[str],
+              timeout: float) -> subprocess.CompletedProcess:
+    env: dict = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                 "LANG": "C"}
+    with tempfile.TemporaryDirectory(prefix="ipmi-") as tmpdir:
+        args = _base_args(target) + _secrets(target, env, tmpdir)
+        return subprocess.run(args + command, capture_output=True,
+                              text=True, env=env, timeout=timeout)
 
 
 class _BmcGate:
@@ -178,29 +292,6 @@ def _gate(target: IpmiTarget) -> _BmcGate:
         return _GATES.setdefault(target.key, _BmcGate())
 
 
-def _run_once(target: IpmiTarget, command: list[str],
-              timeout: float) -> subprocess.CompletedProcess:
-    args = _base_args(target)
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-           "LANG": "C"}
-    pwfile = None
-    try:
-        if target.password is not None:
-            if CONF.ipmi.store_cred_in_env:
-                env["IPMI_PASSWORD"] = target.password
-                args.append("-E")
-            else:
-                fd, pwfile = tempfile.mkstemp(prefix="ipmi-")
-                with os.fdopen(fd, "w") as f:
-                    f.write(target.password)
-                args += ["-f", pwfile]
-        return subprocess.run(args + command, capture_output=True,
-                              text=True, env=env, timeout=timeout)
-    finally:
-        if pwfile:
-            os.unlink(pwfile)
-
-
 def _retryable(text: str) -> bool:
     hints = RETRYABLE + tuple(CONF.ipmi.additional_retryable_ipmi_errors)
     return any(h.lower() in text.lower() for h in hints)
@@ -213,7 +304,7 @@ def run(target: IpmiTarget, command: list[str], *,
     budget = CONF.ipmi.command_retry_timeout if retry_timeout is None \
         else retry_timeout
     deadline = time.monotonic() + budget
-    bmc = f"{target.address}:{target.port or 623}"
+    bmc = f"{target.address}:{target.port}"
     while True:
         # Other commands to the same BMC go first; waiting for them counts
         # against this command's budget, so a busy BMC cannot hold a
@@ -299,3 +390,36 @@ def parse_identify_state(stdout: str) -> str | None:
     if not misc & 0x40:
         return None
     return "off" if (misc >> 4) & 0x03 == 0 else "on"
+
+
+_SENSOR_TYPE_KEYS = ("Sensor Type (Threshold)", "Sensor Type (Discrete)",
+                     "Sensor Type (Analog)")
+
+
+def _sensor_fields(block: str) -> dict[str, str]:
+    fields = {}
+    for line in block.splitlines():
+        key, colon, value = line.partition(":")
+        if colon and not line.startswith("<<"):  # "<<" marks debug output
+            fields[key.strip()] = value.strip()
+    return fields
+
+
+def parse_sensors(stdout: str) -> dict[str, dict[str, dict[str, str]]]:
+    """'sdr -v' -> {sensor type: {sensor id: {field: value}}}.
+
+    Sensors are grouped by the first word of their type ('Temperature
+    (0x01)' -> 'Temperature'); those without a current reading are left
+    out, as a BMC lists sensors of absent devices too.
+    """
+    grouped: dict[str, dict[str, dict[str, str]]] = {}
+    for block in stdout.split("\n\n"):
+        fields = _sensor_fields(block)
+        kind = next((fields[k] for k in _SENSOR_TYPE_KEYS if k in fields),
+                    None)
+        if not kind or "Sensor ID" not in fields or \
+                "Sensor Reading" not in fields:
+            continue
+        grouped.setdefault(kind.split(" ", 1)[0], {})[
+            fields["Sensor ID"]] = fields
+    return grouped

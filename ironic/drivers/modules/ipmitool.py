@@ -9,6 +9,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from oslo_utils import strutils
+
 from ironic.common import (
     boot_devices,
     boot_modes,
@@ -76,6 +78,10 @@ class IPMIPower(base.PowerInterface):
     def get_properties(self) -> dict[str, str]:
         return dict(PROPERTIES)
 
+    def check_driver_info(self, driver_info: dict) -> None:
+        """Malformed values only (the API, on create and update)."""
+        ipmi_client.check_driver_info(driver_info)
+
     def validate(self, task: Any) -> None:
         _target(task)
 
@@ -136,12 +142,30 @@ def _boot_mode_wanted(task: Any) -> str:
     return task.node.boot_mode or boot_modes.UEFI
 
 
+def _disable_boot_timeout(info: dict) -> bool:
+    value = info.get("ipmi_disable_boot_timeout")
+    if value is None or value == "":
+        return CONF.ipmi.disable_boot_timeout
+    try:
+        return strutils.bool_from_string(value, strict=True)
+    except ValueError:
+        raise exception.InvalidParameterValue(
+            err=f"driver_info/ipmi_disable_boot_timeout must be a boolean, "
+                f"got {value!r}.") from None
+
+
 class IPMIManagement(base.ManagementInterface):
     def get_properties(self) -> dict[str, str]:
         return dict(PROPERTIES)
 
+    def check_driver_info(self, driver_info: dict) -> None:
+        """Malformed values only (the API, on create and update)."""
+        ipmi_client.check_driver_info(driver_info)
+        _disable_boot_timeout(driver_info or {})
+
     def validate(self, task: Any) -> None:
         _target(task)
+        _disable_boot_timeout(task.node.driver_info or {})
 
     def get_supported_boot_devices(self, task: Any) -> list[str]:
         return list(_BOOTDEV)
@@ -152,9 +176,7 @@ class IPMIManagement(base.ManagementInterface):
             raise exception.InvalidParameterValue(
                 err=f"Invalid boot device {device} specified. Supported: "
                     f"{', '.join(_BOOTDEV)}")
-        disable = (task.node.driver_info or {}).get(
-            "ipmi_disable_boot_timeout", CONF.ipmi.disable_boot_timeout)
-        if disable not in (False, "false", "False", "0"):
+        if _disable_boot_timeout(task.node.driver_info or {}):
             # Stop the BMC from forgetting the flags after 60 seconds.
             _run(task, "raw", "0x00", "0x08", "0x03", "0x08")
         options = []
@@ -240,15 +262,9 @@ class IPMIManagement(base.ManagementInterface):
                     f"{state}.")
 
     def get_sensors_data(self, task: Any) -> dict:
-        # The sensor repository; a BMC without one answers with nothing.
-        sensors: dict[str, dict] = {}
-        for line in _run(task, "sdr", "elist", "full").splitlines():
-            parts = [p.strip() for p in line.split("|")]
-            if len(parts) >= 5:
-                sensors.setdefault("Sensors", {})[parts[0]] = {
-                    "Sensor ID": parts[0], "Status": parts[2],
-                    "Entity ID": parts[3], "Sensor Reading": parts[4]}
-        return sensors
+        """The BMC's sensors grouped by type ('sdr -v'); a BMC without an
+        SDR repository answers with nothing."""
+        return ipmi_client.parse_sensors(_run(task, "sdr", "-v"))
 
 
 class VendorPassthru(base.VendorInterface):

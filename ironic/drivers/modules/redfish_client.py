@@ -41,16 +41,23 @@ class RedfishConnectionError(exception.IronicException):
     _msg_fmt = "Unable to reach the Redfish BMC %(bmc)s: %(error)s"
 
 
-def _address(info: dict) -> str:
+def _address(info: dict) -> str | None:
     address = info.get("redfish_address")
-    if not address or not isinstance(address, str):
-        raise exception.MissingParameterValue(
-            err="driver_info/redfish_address is required to manage the "
-                "node over Redfish.")
+    if address is None or address == "":
+        return None
+    if not isinstance(address, str):
+        raise exception.InvalidParameterValue(
+            err=f"driver_info/redfish_address must be an http(s) URL, got "
+                f"{address!r}.")
     if "://" not in address:
         address = f"https://{address}"
-    parsed = urlparse(address)
-    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+    try:
+        parsed = urlparse(address)
+        port_ok = parsed.port is None or parsed.port > 0
+    except ValueError:
+        parsed, port_ok = None, False
+    if parsed is None or parsed.scheme not in ("http", "https") or \
+            not parsed.hostname or not port_ok:
         raise exception.InvalidParameterValue(
             err=f"driver_info/redfish_address {address!r} is not an http(s) "
                 f"URL.")
@@ -72,21 +79,50 @@ def _verify(info: dict) -> bool | str:
             f"of a CA bundle, got {value!r}.")
 
 
-def parse_driver_info(info: dict) -> RedfishTarget:
-    """Validate ``driver_info``; errors name the field that is wrong."""
-    system_id = info.get("redfish_system_id")
-    if system_id is not None and not isinstance(system_id, str):
+def _text(info: dict, name: str) -> str | None:
+    value = info.get(name)
+    if value is not None and not isinstance(value, str):
         raise exception.InvalidParameterValue(
-            err="driver_info/redfish_system_id must be a string.")
-    auth_type = info.get("redfish_auth_type", CONF.redfish.auth_type)
+            err=f"driver_info/{name} must be a string.")
+    return value
+
+
+def _credential(info: dict, name: str) -> str | None:
+    # A numeric password written as a JSON number is still a password.
+    value = info.get(name)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    return _text(info, name)
+
+
+def _values(info: dict) -> dict:
+    """Every field present, checked; none required."""
+    auth_type = info.get("redfish_auth_type") or CONF.redfish.auth_type
     if auth_type not in AUTH_TYPES:
         raise exception.InvalidParameterValue(
             err=f"driver_info/redfish_auth_type must be one of "
                 f"{', '.join(AUTH_TYPES)}, got {auth_type!r}.")
-    return RedfishTarget(address=_address(info), system_id=system_id,
-                         username=info.get("redfish_username"),
-                         password=info.get("redfish_password"),
-                         verify_ca=_verify(info), auth_type=auth_type)
+    return {"address": _address(info),
+            "system_id": _text(info, "redfish_system_id"),
+            "username": _credential(info, "redfish_username"),
+            "password": _credential(info, "redfish_password"),
+            "verify_ca": _verify(info), "auth_type": auth_type}
+
+
+def check_driver_info(info: dict) -> None:
+    """Reject malformed values (naming the field) without talking to the
+    BMC; required fields may still be missing, as on enrollment."""
+    _values(info or {})
+
+
+def parse_driver_info(info: dict) -> RedfishTarget:
+    """Validate ``driver_info``; errors name the field that is wrong."""
+    values = _values(info)
+    if values["address"] is None:
+        raise exception.MissingParameterValue(
+            err="driver_info/redfish_address is required to manage the "
+                "node over Redfish.")
+    return RedfishTarget(**values)
 
 
 def _make_auth(target: RedfishTarget):

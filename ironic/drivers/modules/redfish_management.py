@@ -37,6 +37,10 @@ class RedfishManagement(base.ManagementInterface):
     def get_properties(self) -> dict[str, str]:
         return dict(PROPERTIES)
 
+    def check_driver_info(self, driver_info: dict) -> None:
+        """Malformed values only (the API, on create and update)."""
+        redfish_client.check_driver_info(driver_info)
+
     def validate(self, task: Any) -> None:
         redfish_client.parse_driver_info(task.node.driver_info or {})
 

@@ -3,12 +3,15 @@
 One process serves several emulated BMCs, each on its own UDP port of a
 loopback address, speaking IPMI 2.0 over LAN (RMCP+), which is what
 ``ipmitool -I lanplus`` and pyghmi clients use. Each BMC models one machine:
-power state, boot device with its persistent and UEFI flags, and counters.
+power state, boot device with its persistent and UEFI flags, counters
+(power changes, NMIs, warm and cold BMC resets) and a few sensors in an SDR
+repository (``ipmi_sdr``).
 After every change it writes its state to ``<state-dir>/bmc-<port>.json`` so
 a test can check what the "machine" did without going through IPMI.
 
 Fault knobs for tests: ``--power-delay`` (power changes land late) and
-``--reply-delay`` (every answer is late: a slow BMC).
+``--reply-delay`` (every answer is late: a slow BMC). ``--kg-key HEX`` sets
+the BMC's K_g key (IPMI 2.0 two-key login).
 
     python -m ironic.tests.emulators.ipmi_bmc --base-port 6230 --count 2 \
         --state-dir /tmp/bmcs
@@ -27,6 +30,8 @@ import uuid
 
 import pyghmi.ipmi.bmc as pyghmi_bmc
 import pyghmi.ipmi.private.session as ipmi_session
+
+from ironic.tests.emulators import ipmi_sdr
 
 LOG = logging.getLogger("ipmi-emulator")
 
@@ -49,6 +54,7 @@ class Machine:
         self.uefi = False
         self.power_changes = 0
         self.nmi_count = 0
+        self.bmc_resets = {"warm": 0, "cold": 0}
         # Chassis identify LED: "off", "timed" or "on" (forced on).
         self.identify = "off"
         self.state_path = (os.path.join(state_dir, f"bmc-{port}.json")
@@ -61,7 +67,8 @@ class Machine:
                 "power": self.power, "bootdev": self.bootdev,
                 "persistent": self.persistent, "uefi": self.uefi,
                 "power_changes": self.power_changes,
-                "nmi_count": self.nmi_count, "identify": self.identify}
+                "nmi_count": self.nmi_count, "identify": self.identify,
+                "bmc_resets": dict(self.bmc_resets)}
 
     def save(self) -> None:
         if not self.state_path:
@@ -72,23 +79,47 @@ class Machine:
         os.replace(tmp, self.state_path)
 
 
+# Get Device ID: "additional device support" bits of what we answer.
+_SENSOR_DEVICE, _SDR_REPOSITORY = 0x01, 0x02
+_WARM_RESET = 0x03
+
+
 class EmulatedBmc(pyghmi_bmc.Bmc):
     def __init__(self, authdata: dict, port: int, address: str,
-                 machine: Machine, power_delay: float, reply_delay: float):
+                 machine: Machine, power_delay: float, reply_delay: float,
+                 kg_key: bytes | None = None):
         self.machine = machine
         self.power_delay = power_delay
         self.reply_delay = reply_delay
+        self.sdr = ipmi_sdr.Repository()
         super().__init__(authdata, port=port, bmcuuid=machine.guid,
                          address=address)
+        self.additionaldevices = _SENSOR_DEVICE | _SDR_REPOSITORY
+        if kg_key:
+            self.set_kg(kg_key)
 
     # pyghmi calls these from its receive loop --------------------------
 
     def handle_raw_request(self, request, session):
         if self.reply_delay:
             time.sleep(self.reply_delay)
-        if request["netfn"] == 0 and request["command"] == 4:
+        netfn, command = request["netfn"], request["command"]
+        if netfn == 0 and command == 4:
             return self.chassis_identify(request, session)
+        if netfn == 6 and command == _WARM_RESET:
+            return session.send_ipmi_response(code=self._count_reset("warm"))
+        if self.sdr.handles(netfn, command):
+            code, data = self.sdr.answer(netfn, command,
+                                         list(request.get("data") or []),
+                                         self.machine.power == "on")
+            return session.send_ipmi_response(data=data, code=code)
         return super().handle_raw_request(request, session)
+
+    def _count_reset(self, kind: str) -> int:
+        with self.machine.lock:
+            self.machine.bmc_resets[kind] += 1
+            self.machine.save()
+        return 0
 
     def get_chassis_status(self, session):
         # Power state, and the identify LED (bits 5:4) with bit 6 saying
@@ -111,7 +142,7 @@ class EmulatedBmc(pyghmi_bmc.Bmc):
         return self.machine.guid
 
     def cold_reset(self):
-        return 0
+        return self._count_reset("cold")
 
     def get_power_state(self):
         return self.machine.power
@@ -187,7 +218,8 @@ class EmulatedBmc(pyghmi_bmc.Bmc):
 
 def serve(address: str, base_port: int, count: int, user: str,
           password: str, state_dir: str | None, power_delay: float = 0,
-          reply_delay: float = 0) -> list[EmulatedBmc]:
+          reply_delay: float = 0,
+          kg_key: bytes | None = None) -> list[EmulatedBmc]:
     if state_dir:
         os.makedirs(state_dir, exist_ok=True)
     bmcs = []
@@ -195,7 +227,7 @@ def serve(address: str, base_port: int, count: int, user: str,
         port = base_port + i
         bmcs.append(EmulatedBmc({user: password}, port, address,
                                 Machine(port, state_dir), power_delay,
-                                reply_delay))
+                                reply_delay, kg_key))
     return bmcs
 
 
@@ -209,12 +241,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--state-dir")
     parser.add_argument("--power-delay", type=float, default=0)
     parser.add_argument("--reply-delay", type=float, default=0)
+    parser.add_argument("--kg-key", type=bytes.fromhex, default=None,
+                        help="the BMC's K_g key, in hexadecimal")
     args = parser.parse_args(argv)
     if not args.address.startswith("127.") and args.address != "::1":
         parser.error("the emulator only listens on loopback addresses")
     logging.basicConfig(level=logging.INFO)
     serve(args.address, args.base_port, args.count, args.user,
-          args.password, args.state_dir, args.power_delay, args.reply_delay)
+          args.password, args.state_dir, args.power_delay, args.reply_delay,
+          args.kg_key)
     print(f"READY {args.count} BMCs on {args.address} udp "
           f"{args.base_port}-{args.base_port + args.count - 1}", flush=True)
     while True:

@@ -8,8 +8,6 @@ checked, not only what the API reports.
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 import sushy
 
@@ -19,6 +17,7 @@ from ironic.tests import fixtures as ifx
 from ironic.tests.emulators.launch import (
     IpmiEmulator,
     RedfishEmulator,
+    require_ipmitool,
     system_macs,
 )
 
@@ -27,8 +26,7 @@ V = "1.87"
 
 @pytest.fixture(scope="module")
 def ipmi_bmc():
-    if shutil.which("ipmitool") is None:
-        pytest.skip("ipmitool is not installed")
+    require_ipmitool()
     with IpmiEmulator(count=1) as emu:
         yield emu
 

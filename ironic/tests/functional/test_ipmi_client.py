@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import shutil
 import time
 
 import pytest
 
 from ironic.drivers.modules import ipmi_client
-from ironic.tests.emulators.launch import IpmiEmulator
+from ironic.tests.emulators.launch import IpmiEmulator, require_ipmitool
 
-pytestmark = pytest.mark.skipif(shutil.which("ipmitool") is None,
-                                reason="ipmitool is not installed")
+
+@pytest.fixture(autouse=True)
+def _ipmitool_present():
+    require_ipmitool()
 
 
 @pytest.fixture(scope="module")
@@ -54,3 +55,23 @@ def test_wrong_password_fails_within_the_retry_budget(emulator, config):
     # The budget bounds the whole call (one ipmitool run may overrun it).
     assert time.monotonic() - started < 2 + 30
     assert emulator.state(1)["power_changes"] == 0
+
+
+def test_kg_key_reaches_a_two_key_bmc(config):
+    """The K_g key travels through the environment (-K) and the BMC that
+    requires it accepts the session; without it, the BMC refuses."""
+    config("ipmi", min_command_interval=0, command_retry_timeout=1)
+    with IpmiEmulator(count=1, kg_key="6b67206b6579") as emu:
+        info = {"ipmi_address": emu.address, "ipmi_port": emu.base_port,
+                "ipmi_username": emu.user, "ipmi_password": emu.password}
+        keyed = ipmi_client.parse_driver_info(
+            dict(info, ipmi_hex_kg_key="6B67206B6579"))
+        assert ipmi_client.parse_power_status(
+            ipmi_client.run(keyed, ["power", "status"])) == "off"
+        with pytest.raises(ipmi_client.IpmiCommandFailed):
+            ipmi_client.run(ipmi_client.parse_driver_info(info),
+                            ["power", "status"])
+        wrong = ipmi_client.parse_driver_info(
+            dict(info, ipmi_hex_kg_key="6b67206b6570"))
+        with pytest.raises(ipmi_client.IpmiCommandFailed):
+            ipmi_client.run(wrong, ["power", "status"])

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import pytest
 
-from ironic.tests.emulators.launch import IpmiEmulator
+from ironic.tests.emulators.launch import IpmiEmulator, require_ipmitool
 
-pytestmark = pytest.mark.skipif(shutil.which("ipmitool") is None,
-                                reason="ipmitool is not installed "
-                                       "(tools/install-system-deps.sh)")
+
+@pytest.fixture(autouse=True)
+def _ipmitool_present():
+    require_ipmitool()
 
 
 def _ipmitool(emu: IpmiEmulator, *args: str, port: int | None = None,

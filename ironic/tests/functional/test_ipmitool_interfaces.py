@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-import shutil
+import json
 import types
 
 import pytest
 
 from ironic.common import boot_devices, boot_modes, exception, states
 from ironic.drivers.modules import ipmitool
-from ironic.tests.emulators.launch import IpmiEmulator
+from ironic.tests.emulators.launch import IpmiEmulator, require_ipmitool
 
-pytestmark = pytest.mark.skipif(shutil.which("ipmitool") is None,
-                                reason="ipmitool is not installed")
+
+@pytest.fixture(autouse=True)
+def _ipmitool_present():
+    require_ipmitool()
 
 
 @pytest.fixture(scope="module")
@@ -110,3 +112,29 @@ def test_stopped_bmc_fails_within_the_budget(config):
     with pytest.raises(exception.IronicException) as err:
         ipmitool.IPMIPower().get_power_state(task)
     assert "power status" in str(err.value)
+
+
+def test_sensors_grouped_by_type_follow_the_machine(emulator, task):
+    power, mgmt = ipmitool.IPMIPower(), ipmitool.IPMIManagement()
+    power.set_power_state(task, states.POWER_OFF)
+    data = mgmt.get_sensors_data(task)
+    # Plain JSON, grouped by the first word of the sensor type.
+    assert json.loads(json.dumps(data)) == data
+    assert set(data) == {"Temperature", "Fan", "Voltage", "Power"}
+    assert set(data["Temperature"]) == {"CPU Temp (0x1)",
+                                        "Inlet Temp (0x2)"}
+    fan = data["Fan"]["Fan 1 (0x3)"]
+    assert fan["Sensor ID"] == "Fan 1 (0x3)"
+    assert fan["Sensor Reading"].startswith("0 ")
+    assert fan["Status"] == "ok"
+
+    power.set_power_state(task, states.POWER_ON)
+    assert emulator.state(0)["power"] == "on"
+    data = mgmt.get_sensors_data(task)
+    assert data["Fan"]["Fan 1 (0x3)"]["Sensor Reading"] == \
+        "3000 (+/- 0) RPM"
+    assert data["Temperature"]["CPU Temp (0x1)"]["Sensor Reading"] == \
+        "45 (+/- 0) degrees C"
+    assert data["Voltage"]["Vcore (0x4)"]["Sensor Reading"] == \
+        "1.200 (+/- 0) Volts"
+    power.set_power_state(task, states.POWER_OFF)

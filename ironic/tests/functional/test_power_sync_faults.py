@@ -9,7 +9,6 @@ BMCs one after the other would take one timeout per slow BMC.
 
 from __future__ import annotations
 
-import shutil
 import threading
 import time
 
@@ -21,13 +20,21 @@ from ironic.drivers.modules import ipmi_client, redfish_client
 from ironic.objects.node import Node
 from ironic.tests import builders
 from ironic.tests import fixtures as ifx
-from ironic.tests.emulators.launch import IpmiEmulator, RedfishEmulator
+from ironic.tests.emulators.launch import (
+    IpmiEmulator,
+    RedfishEmulator,
+    require_ipmitool,
+)
 
 SYNC_TIMEOUT = 3
 SLOW = 4 * SYNC_TIMEOUT  # a slow BMC answers long after the deadline
 
-needs_ipmitool = pytest.mark.skipif(shutil.which("ipmitool") is None,
-                                    reason="ipmitool is not installed")
+needs_ipmitool = pytest.mark.usefixtures("ipmitool_present")
+
+
+@pytest.fixture
+def ipmitool_present():
+    require_ipmitool()
 
 
 @pytest.fixture

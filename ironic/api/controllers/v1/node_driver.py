@@ -4,22 +4,52 @@ The API validates against what live conductors registered (seed 003), so
 a node never names a hardware type or interface no conductor can drive.
 Changing the driver and its interfaces in one PATCH is judged on the final
 document only, as RFC 6902 makes a patch atomic.
+
+``driver_info`` is parsed by the node's power and management interfaces
+when it, the driver or those interfaces change: a malformed value (a port
+that is not a number, a BMC address that is not an http(s) URL) is a 400
+naming the field. Missing required fields are accepted, as the public
+service accepts them: a node is enrolled first and completed later, and
+validation (``manage``, ``GET .../validate``) reports what is missing.
+Nothing here talks to a BMC.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ironic.common import exception, interface_catalog
+from ironic.common import driver_factory, exception, interface_catalog
 from ironic.db.sqlalchemy.models import INTERFACE_COLUMNS
 
 _RESET_SINCE = 45
+# The interfaces whose driver_info parsing is run by the API.
+_PARSING_KINDS = ("power", "management")
 
 
 def check_create(values: dict, given: set[str]) -> None:
     """Fill in default interfaces of a new node and check the given ones."""
     interface_catalog.live().update_node_interfaces(
         values, explicit=given & set(INTERFACE_COLUMNS))
+    check_driver_info(values)
+
+
+def check_driver_info(values: dict) -> None:
+    """Let the node's power and management interfaces parse its
+    ``driver_info``; InvalidParameterValue names a malformed field."""
+    info = values.get("driver_info") or {}
+    if not isinstance(info, dict):
+        return  # the node schema reports a driver_info of the wrong type
+    for kind in _PARSING_KINDS:
+        name = values.get(f"{kind}_interface")
+        try:
+            iface = driver_factory.interface_instance(kind, name) \
+                if name else None
+        except exception.InterfaceNotFoundInEntrypoint:
+            # Installed on the conductors only: they validate it.
+            continue
+        check = getattr(iface, "check_driver_info", None)
+        if check is not None:
+            check(info)
 
 
 def parse_reset(reset_interfaces: Any, ver: int) -> bool:
@@ -38,19 +68,26 @@ def check_update(values: dict, changed: set[str], reset: bool,
     """Check the patched node; return the interface fields to write.
 
     ``values`` holds the node's final document, ``changed`` the fields the
-    patch altered. Nothing is checked when neither the driver nor an
-    interface changed: an interface disabled since enrollment is reported
-    by node validation, it does not block unrelated updates.
+    patch altered. Interfaces are not checked when neither the driver nor
+    an interface changed: an interface disabled since enrollment is
+    reported by node validation, it does not block unrelated updates.
+    ``driver_info`` is parsed when it, the driver or the power or
+    management interface changed.
     """
     touched = changed & set(INTERFACE_COLUMNS)
     if reset and "driver" not in changed:
         raise exception.InvalidParameterValue(
             err="The reset_interfaces parameter can only be used when "
                 "changing the node's driver.")
-    if "driver" not in changed and not touched:
-        return set()
-    before = {f: values.get(f) for f in INTERFACE_COLUMNS}
-    interface_catalog.live().update_node_interfaces(
-        values, explicit=touched, reset=reset, node_info=f"node {node_uuid}")
-    return touched | {f for f in INTERFACE_COLUMNS
-                      if values.get(f) != before[f]}
+    written: set[str] = set()
+    if "driver" in changed or touched:
+        before = {f: values.get(f) for f in INTERFACE_COLUMNS}
+        interface_catalog.live().update_node_interfaces(
+            values, explicit=touched, reset=reset,
+            node_info=f"node {node_uuid}")
+        written = touched | {f for f in INTERFACE_COLUMNS
+                             if values.get(f) != before[f]}
+    parsers = {f"{kind}_interface" for kind in _PARSING_KINDS}
+    if changed & ({"driver", "driver_info"} | parsers) or written & parsers:
+        check_driver_info(values)
+    return written

@@ -30,7 +30,10 @@ def mask_secrets(info: dict | None) -> dict:
     """A copy of ``info`` with every credential-like value masked."""
     if not info:
         return {} if info is None else info
-    return strutils.mask_dict_password(info, MASK)
+    masked = strutils.mask_dict_password(info, MASK)
+    # Key names oslo.utils does not recognize as secrets (the BMC K_g key).
+    return {k: MASK if k in ("ipmi_hex_kg_key",) else v
+            for k, v in masked.items()}
 
 
 def parse_bool(value: str | bool | None, name: str) -> bool | None:
