@@ -10,10 +10,10 @@ from oslo_config import cfg
 group = cfg.OptGroup("pxe", title="PXE and iPXE boot options")
 
 _TEMPLATE_HELP = (
-    " Unset uses the built-in template. A template is text with "
-    "Python string.Template placeholders: ${kernel}, ${ramdisk}, "
-    "${kernel_params}, ${ramdisk_name}, ${timeout_ms} (iPXE) and "
-    "${node_uuid}.")
+    " Unset uses the built-in template. Templates are text with "
+    "{{ name }} placeholders: kernel, ramdisk (as the boot loader fetches "
+    "them), ramdisk_name, kernel_params, fetch_options (iPXE download "
+    "options) and node_uuid; an unknown placeholder is an error.")
 
 opts = [
     cfg.StrOpt("kernel_append_params", default="nofb vga=normal",
@@ -31,8 +31,10 @@ opts = [
     cfg.StrOpt("tftp_master_path", default="/tftpboot/master_images",
                help="Cache of downloaded kernels and ramdisks that the "
                     "per-node files of the pxe boot interface are linked "
-                    "from. Empty disables the cache: every node gets its "
-                    "own download."),
+                    "from (ipxe keeps its cache in master_images under "
+                    "[deploy]http_root, on the file system of its links). "
+                    "Empty disables both caches: every node gets its own "
+                    "download."),
     cfg.StrOpt("images_path", default="/var/lib/ironic/images/",
                help="Directory where per-node copies of instance images "
                     "are kept by the deploy interfaces that serve them "
@@ -63,7 +65,7 @@ opts = [
                     "[deploy]http_root, which iPXE firmware fetches first "
                     "and which chains to the script of the booting NIC's "
                     "MAC address. Unset uses the built-in one; "
-                    "placeholders: ${config_dir}, ${fallback}."),
+                    "placeholders: {{ config_dir }}, {{ fallback }}."),
     cfg.StrOpt("ipxe_fallback_script",
                help="File name, under [deploy]http_root, of an iPXE "
                     "script boot.ipxe chains to when no script exists for "

@@ -1,31 +1,40 @@
 """Generic hardware types: the base of vendor ones, and manual management.
 
-The boot and deploy implementations every vendor shares (pxe, ipxe, direct,
-ramdisk, agent inspection...) are listed here once they exist; vendor
-hardware types add their power and management interfaces on top.
+The lists follow the public service's order of preference, so that a node
+created without naming its interfaces gets the same ones here as there
+(the first enabled one in each list). The boot and deploy implementations
+every vendor shares (ipxe, pxe, direct, ramdisk, agent inspection...) are
+listed here; vendor hardware types add their power and management
+interfaces on top.
+
+``fake`` boot and deploy come last in their lists, after everything the
+public service offers: they are never the default where a real
+implementation is enabled, and they let the BMC tests drive a node's whole
+lifecycle with real power and boot devices but nothing to write.
 """
 
 from __future__ import annotations
 
 from ironic.drivers import hardware_type
-from ironic.drivers.modules import fake, noop, noop_mgmt
+from ironic.drivers.modules import fake, ipxe, noop, noop_mgmt, pxe
 from ironic.drivers.modules.inspector import agent as agent_inspect
 from ironic.drivers.modules.network import flat
 from ironic.drivers.modules.network import noop as noop_net
 
 
 class GenericHardware(hardware_type.AbstractHardwareType):
-    """Interfaces that work with any BMC (listed as they are built).
+    """Interfaces that work with any BMC."""
 
-    Until network boot (pxe, ipxe) and agent deploy (direct) exist, the
-    fake boot and deploy interfaces are the only ones: they let a node run
-    its whole lifecycle while power and boot devices are real.
-    """
-
-    supported_boot_interfaces = [fake.FakeBoot]
+    supported_boot_interfaces = [ipxe.iPXEBoot, pxe.PXEBoot, fake.FakeBoot]
     supported_deploy_interfaces = [fake.FakeDeploy]
-    supported_inspect_interfaces = [noop.NoInspect, agent_inspect.AgentInspect]
+    # In-band inspection is the default wherever it is enabled.
+    supported_inspect_interfaces = [agent_inspect.AgentInspect,
+                                    noop.NoInspect]
     supported_network_interfaces = [flat.FlatNetwork, noop_net.NoopNetwork]
+    # RAID and rescue through the agent need ramdisk features not every
+    # image has: "no-*" stays the default even when "agent" is enabled.
+    supported_raid_interfaces = [noop.NoRAID]
+    supported_rescue_interfaces = [noop.NoRescue]
 
 
 class ManualManagementHardware(GenericHardware):
@@ -36,5 +45,7 @@ class ManualManagementHardware(GenericHardware):
     is expected to power the machine as asked.
     """
 
-    supported_management_interfaces = [noop_mgmt.NoopManagement]
+    supported_management_interfaces = [noop_mgmt.NoopManagement,
+                                       fake.FakeManagement]
     supported_power_interfaces = [fake.FakePower]
+    supported_vendor_interfaces = [noop.NoVendor]
