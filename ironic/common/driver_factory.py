@@ -337,24 +337,48 @@ def register_hardware(conductor_id: int, hostname: str,
         CONF.conductor.heartbeat_timeout))
 
 
+def _offers(rows: list[dict]) -> dict[tuple[str, str], dict]:
+    """{(hostname, hardware type): {"names": {(interface type, name)},
+    "defaults": {interface type: default name}}}."""
+    out: dict[tuple[str, str], dict] = {}
+    for r in rows:
+        offer = out.setdefault((r.get("hostname"), r["hardware_type"]),
+                               {"names": set(), "defaults": {}})
+        offer["names"].add((r["interface_type"], r["interface_name"]))
+        if r.get("default"):
+            offer["defaults"][r["interface_type"]] = r["interface_name"]
+    return out
+
+
+def _default_changes(own: dict[str, str], peer: dict[str, str]
+                     ) -> list[str]:
+    return [f"{kind}: {own.get(kind)} here, {peer.get(kind)} there"
+            for kind in sorted(set(own) | set(peer))
+            if own.get(kind) != peer.get(kind)]
+
+
 def _warn_differences(mine: list[dict], hostname: str,
                       live: list[dict]) -> None:
-    def sets(rows, host_filter):
-        out: dict[str, dict[str, set]] = {}
-        for r in rows:
-            if host_filter(r.get("hostname")):
-                out.setdefault(r["hardware_type"], {}).setdefault(
-                    r.get("hostname"), set()).add(
-                    (r["interface_type"], r["interface_name"]))
-        return out
-    own = {hw: next(iter(h.values())) for hw, h in
-           sets(mine, lambda _h: True).items()}
-    for hw, peers in sets(live, lambda h: h != hostname).items():
-        for peer, ifaces in peers.items():
-            if hw in own and ifaces != own[hw]:
-                LOG.warning(
-                    "Conductor %s serves hardware type %s with other "
-                    "interfaces than this one (%s): only here %s, only "
-                    "there %s. Conductors should enable the same "
-                    "interfaces.", peer, hw, hostname,
-                    sorted(own[hw] - ifaces), sorted(ifaces - own[hw]))
+    """Warn about peers serving a hardware type of ours with other enabled
+    interfaces or other defaults: nodes would get different interfaces
+    depending on the conductor that creates or serves them."""
+    own = {hw: offer for (_h, hw), offer in _offers(mine).items()}
+    for (peer, hw), offer in _offers(live).items():
+        if peer == hostname or hw not in own:
+            continue
+        names, defaults = own[hw]["names"], own[hw]["defaults"]
+        if offer["names"] != names:
+            LOG.warning(
+                "Conductor %s serves hardware type %s with other "
+                "interfaces than this one (%s): only here %s, only "
+                "there %s. Conductors should enable the same "
+                "interfaces.", peer, hw, hostname,
+                sorted(names - offer["names"]),
+                sorted(offer["names"] - names))
+        changes = _default_changes(defaults, offer["defaults"])
+        if changes:
+            LOG.warning(
+                "Conductor %s gives new %s nodes other default interfaces "
+                "than this one (%s): %s. Conductors should have the same "
+                "default_*_interface options.", peer, hw, hostname,
+                "; ".join(changes))

@@ -137,6 +137,38 @@ def test_register_hardware_warns_about_differing_peers(database, config,
             if r["interface_type"] == "rescue"} == {"no-rescue"}
 
 
+def test_register_hardware_warns_about_peers_with_other_defaults(
+        database, config, caplog):
+    import logging
+
+    from ironic.db import api as db_api
+    ifx.register_test_conductor("peer")
+    # Same enabled interfaces, another default for new nodes.
+    config(default_rescue_interface="no-rescue")
+    driver_factory.reset()
+    row = db_api.get_instance().register_conductor(
+        {"hostname": "me", "drivers": []})
+    with caplog.at_level(logging.WARNING):
+        driver_factory.register_hardware(row.id, "me")
+    messages = [r.getMessage() for r in caplog.records
+                if r.levelno == logging.WARNING]
+    assert len(messages) == 1, messages
+    assert "default interfaces" in messages[0]
+    assert "rescue: no-rescue here, fake there" in messages[0]
+
+
+def test_register_hardware_is_quiet_when_peers_agree(database, caplog):
+    import logging
+
+    from ironic.db import api as db_api
+    ifx.register_test_conductor("peer")
+    row = db_api.get_instance().register_conductor(
+        {"hostname": "me", "drivers": []})
+    with caplog.at_level(logging.WARNING):
+        driver_factory.register_hardware(row.id, "me")
+    assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
+
+
 def test_conductor_refuses_to_start_on_public_defaults(database, config):
     # The public defaults name interfaces (pxe, direct, agent...) that do
     # not exist yet: the conductor must refuse, naming one, not half-start.
