@@ -80,3 +80,25 @@ def test_release_note_is_well_formed(path):
             assert isinstance(body, list) and body
             assert all(isinstance(item, str) and item.strip()
                        for item in body), section
+
+
+def _literal_includes(page: str) -> list[str]:
+    text = _read(os.path.join(DOC, page))
+    return [os.path.normpath(os.path.join(DOC, os.path.dirname(page), p))
+            for p in re.findall(r"^\.\. literalinclude:: (\S+)$", text,
+                                re.M)]
+
+
+def test_out_of_tree_page_shows_the_tested_example():
+    # The page includes the files the tests install and load, so what it
+    # shows cannot drift from what works.
+    example = os.path.join(ROOT, "ironic", "tests", "outoftree_example")
+    shown = _literal_includes(
+        os.path.join("contributor", "out-of-tree-hardware-type.rst"))
+    assert all(os.path.isfile(p) for p in shown), shown
+    wanted = {os.path.join(example, "setup.cfg")} | {
+        p for p in glob.glob(os.path.join(example, "ironic_example_hw",
+                                          "*.py"))
+        if os.path.getsize(p) > 0
+        and not p.endswith("__init__.py")}
+    assert wanted <= set(shown), sorted(wanted - set(shown))
