@@ -249,6 +249,9 @@ class TaskManager:
         node = self.node
         current = node.provision_state
         new = self.check_event(event)
+        # History tells where the node was when it failed, and how long.
+        left = (current, node.target_provision_state,
+                node.provision_updated_at)
         node.provision_state = new
         node.target_provision_state = self._new_target(event, new,
                                                        target_state)
@@ -269,7 +272,8 @@ class TaskManager:
             from ironic.conductor import utils
             utils.record_history(
                 self, node.last_error or f"{current} -> {new} on {event}",
-                severity="ERROR" if new != states.ACTIVE else "INFO")
+                severity="ERROR" if new != states.ACTIVE else "INFO",
+                snapshot=left)
 
     def spawn_after(self, callback: Callable, *args: Any,
                     **kwargs: Any) -> None:

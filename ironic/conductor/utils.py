@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import logging
 from typing import Any, Callable
 
@@ -33,19 +34,53 @@ def fail(task: Any, event: str, message: str,
     task.process_event(event, last_error=message)
 
 
+#: (provision_state, target_provision_state, provision_updated_at) of a
+#: node: where it was when something happened, and since when.
+ProvisionSnapshot = tuple[Any, Any, Any]
+
+
+def provision_snapshot(node: Any) -> ProvisionSnapshot:
+    """The node's provision state, target and when it entered the state."""
+    return (node.provision_state, node.target_provision_state,
+            node.provision_updated_at)
+
+
+def _seconds_since(since: Any) -> int | None:
+    """Whole seconds from ``since`` (naive UTC, as stored) until now."""
+    if since is None:
+        return None
+    if since.tzinfo is not None:
+        since = since.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    return max(0, int((now - since).total_seconds()))
+
+
+def _context_value(task: Any, name: str, size: int) -> str | None:
+    value = getattr(task.context, name, None) if task.context else None
+    return (value or "")[:size] or None
+
+
 def record_history(task: Any, event: str, event_type: str = "provisioning",
-                   severity: str = "ERROR") -> None:
+                   severity: str = "ERROR",
+                   snapshot: ProvisionSnapshot | None = None) -> None:
     """Add an entry to the node's history (GET /v1/nodes/{n}/history).
 
+    The entry names the user and project of the request that caused it
+    (API 1.113) and where the node was: its provision state, target and
+    seconds spent in that state (API 1.115), taken from ``snapshot`` when
+    the caller already moved the node on, else from the node as it is.
     Losing a history entry must never fail the operation that caused it.
     """
     from ironic.db import api as db_api
-    user = getattr(task.context, "user_id", None) if task.context else None
+    state, target, since = snapshot or provision_snapshot(task.node)
     try:
         db_api.get_instance().add_node_history(task.node.id, {
             "conductor": task.host, "event_type": event_type,
             "severity": severity, "event": event,
-            "user": (user or "")[:32] or None})
+            "user": _context_value(task, "user_id", 32),
+            "project": _context_value(task, "project_id", 80),
+            "state": state, "target_provision_state": target,
+            "duration_seconds": _seconds_since(since)})
     except Exception:  # noqa: BLE001 - history is best effort
         LOG.exception("Could not record history of node %s",
                       task.node.uuid)

@@ -24,9 +24,15 @@ _BIOS_REGISTRY = ("attribute_type", "allowable_values", "lower_bound",
                   "unique", "upper_bound")
 _BIOS_FIELDS = ("name", "value", *_BIOS_REGISTRY, "created_at",
                 "updated_at", "links")
-_HISTORY_FIELDS = ("uuid", "created_at", "severity", "event", "event_type",
-                   "conductor", "user", "links")
+_HISTORY_FIELDS = ("uuid", "created_at", "severity", "event_type", "event",
+                   "conductor", "user", "project", "state",
+                   "target_provision_state", "duration_seconds", "links")
 _HISTORY_DEFAULT = ("uuid", "created_at", "severity", "event", "links")
+#: History fields added after 1.78, with their version.
+_HISTORY_SINCE = {"project": 113, "state": 115,
+                  "target_provision_state": 115, "duration_seconds": 115}
+#: A list without detail shortens longer events to this many characters.
+_SHORT_EVENT = 255
 
 
 def _value(obj: Any, name: str) -> Any:
@@ -98,26 +104,47 @@ class BIOSController(node_sub._NodeSub):
 
 class HistoryController(node_sub._NodeSub):
     @staticmethod
-    def _view(node_uuid: str, event, fields: list[str]) -> dict:
+    def _view(node_uuid: str, event, fields: list[str],
+              short: bool = False) -> dict:
         out = {f: _value(event, f) for f in fields if f != "links"}
+        if short and len(out.get("event") or "") > _SHORT_EVENT:
+            out["event"] = out["event"][:_SHORT_EVENT - 4] + "..."
         if "links" in fields:
             out["links"] = api_utils.link(
                 "nodes", f"{node_uuid}/history/{event.uuid}")
         return out
+
+    @staticmethod
+    def _known(ver: int) -> tuple:
+        return tuple(f for f in _HISTORY_FIELDS
+                     if _HISTORY_SINCE.get(f, 78) <= ver)
 
     @expose()
     @api_method(min_version=78)
     def get_all(self, **params):
         policy.authorize("baremetal:node:history:get", method.context())
         _check_params(params, {"detail", "fields", "limit", "marker"})
-        fields = _list_fields(params, _HISTORY_FIELDS, _HISTORY_DEFAULT, 78)
+        ver = method.version()
+        known = self._known(ver)
+        too_new = [f for f in api_utils.parse_fields(
+            params.get("fields"), _HISTORY_FIELDS) or () if f not in known]
+        if too_new:
+            raise exception.NotAcceptable(
+                f"The history field(s) {', '.join(too_new)} need API "
+                f"version 1.{max(_HISTORY_SINCE[f] for f in too_new)} or "
+                f"newer.")
+        fields = _list_fields(params, known, _HISTORY_DEFAULT, 78)
+        # Without detail, the reference shortens long events.
+        short = "fields" not in params and not api_utils.parse_bool(
+            params.get("detail"), "detail")
         node = self._node()
         limit = api_utils.parse_limit(params.get("limit"))
         events = db_api.get_instance().get_node_history_list(
             node.id, limit=limit,
             marker=api_utils.check_marker(params.get("marker")))
         return api_utils.collection(
-            "history", [self._view(node.uuid, e, fields) for e in events],
+            "history",
+            [self._view(node.uuid, e, fields, short) for e in events],
             limit, f"nodes/{node.uuid}/history", params,
             events[-1].uuid if events else None)
 
@@ -131,7 +158,8 @@ class HistoryController(node_sub._NodeSub):
         node = self._node()
         event = db_api.get_instance().get_node_history_event(
             node.id, utils.normalize_uuid(event_uuid))
-        return self._view(node.uuid, event, list(_HISTORY_FIELDS))
+        return self._view(node.uuid, event,
+                          list(self._known(method.version())))
 
 
 _FIRMWARE_FIELDS = ("created_at", "updated_at", "component",
