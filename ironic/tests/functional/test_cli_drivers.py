@@ -13,13 +13,18 @@ from ironic.tests.functional import service as svc
 
 DRIVERS = dict(svc.TEST_DRIVERS,
                enabled_hardware_types="fake-hardware,example-hw",
-               enabled_power_interfaces="fake,example")
+               enabled_power_interfaces="fake,example",
+               enabled_boot_interfaces="fake,ipxe")
 
 
 @pytest.fixture(scope="module")
 def drivers_service(tmp_path_factory):
-    server = svc.Service(tmp_path_factory.mktemp("aio-drivers"),
-                         drivers=DRIVERS).start()
+    workdir = tmp_path_factory.mktemp("aio-drivers")
+    # iPXE needs an HTTP root; nothing here boots, so no server serves it.
+    sections = {"deploy": {"http_root": str(workdir / "httpboot"),
+                           "http_url": "http://127.0.0.1:9/"}}
+    server = svc.Service(workdir, drivers=DRIVERS,
+                         sections=sections).start()
     try:
         yield server
     finally:
@@ -69,6 +74,45 @@ def test_node_interfaces_set_and_validate(dcli):
     report = {r["Interface"]: r for r in dcli.json("node", "validate", uuid)}
     assert report["power"]["Result"] is False
     assert "example_address" in report["power"]["Reason"]
+
+
+def _boot_report(dcli, uuid):
+    report = {r["Interface"]: r for r in dcli.json("node", "validate", uuid)}
+    return report["boot"]
+
+
+def test_node_set_boot_interface(dcli):
+    uuid = dcli.json("node", "create", "--driver", "fake-hardware")["uuid"]
+    assert dcli.json("node", "show", uuid)["boot_interface"] == "fake"
+    dcli.run("node", "set", uuid, "--boot-interface", "ipxe")
+    assert dcli.json("node", "show", uuid)["boot_interface"] == "ipxe"
+    # Validation walks through what network boot still lacks.
+    boot = _boot_report(dcli, uuid)
+    assert boot["Result"] is False and "pxe_enabled" in boot["Reason"]
+    dcli.run("port", "create", "52:54:00:12:34:56", "--node", uuid)
+    boot = _boot_report(dcli, uuid)
+    assert boot["Result"] is False and "deploy_kernel" in boot["Reason"]
+    dcli.run("node", "set", uuid,
+             "--driver-info", "deploy_kernel=http://127.0.0.1:9/k",
+             "--driver-info", "deploy_ramdisk=http://127.0.0.1:9/r")
+    assert _boot_report(dcli, uuid)["Result"] is True
+    # pxe exists but is not enabled here: refused, naming what is.
+    bad = dcli.run("node", "set", uuid, "--boot-interface", "pxe",
+                   check=False)
+    assert bad.returncode != 0
+    assert "pxe" in bad.stderr and "ipxe" in bad.stderr
+    dcli.run("node", "set", uuid, "--boot-interface", "fake")
+    assert dcli.json("node", "show", uuid)["boot_interface"] == "fake"
+
+
+def test_boot_interface_outside_the_hardware_type_is_refused(dcli):
+    uuid = dcli.json("node", "create", "--driver", "example-hw",
+                     "--driver-info", "example_address=192.0.2.9")["uuid"]
+    bad = dcli.run("node", "set", uuid, "--boot-interface", "ipxe",
+                   check=False)
+    assert bad.returncode != 0
+    assert "not supported by hardware type example-hw" in bad.stderr
+    assert dcli.json("node", "show", uuid)["boot_interface"] == "fake"
 
 
 def test_create_with_an_unknown_interface_names_the_allowed(dcli):
