@@ -1,7 +1,8 @@
 """The ``redfish`` inspect interface: out-of-band inspection with sushy.
 
-Reads CPUs, architecture, memory, the largest disk and the boot mode from
-the BMC into the node's properties, and creates a port for every NIC MAC
+Reads CPUs, architecture, memory and the largest disk from the BMC into
+the node's properties, the boot mode into its ``boot_mode`` capability
+(unless one is set), and creates a port for every NIC MAC
 the system reports that no port has yet.
 """
 
@@ -16,6 +17,7 @@ from ironic.common import boot_modes, exception, states, utils
 from ironic.db import api as db_api
 from ironic.drivers import base
 from ironic.drivers.modules import redfish_client
+from ironic.drivers.modules.inspector.hooks import base as hooks_base
 from ironic.drivers.modules.redfish_power import PROPERTIES, system_of
 from ironic.objects.port import Port
 
@@ -59,6 +61,16 @@ def _macs(system) -> list[str]:
     return macs
 
 
+def _with_boot_mode(capabilities: Any, mode: str) -> Any:
+    """The capabilities with the boot mode found, as the public service
+    records it (``boot_mode:uefi``); one set by the operator is kept."""
+    caps = hooks_base.parse_capabilities(capabilities)
+    if "boot_mode" in caps:
+        return capabilities
+    caps["boot_mode"] = mode
+    return ",".join(f"{k}:{v}" for k, v in caps.items())
+
+
 class RedfishInspect(base.InspectInterface):
     def get_properties(self) -> dict[str, str]:
         return dict(PROPERTIES)
@@ -74,8 +86,12 @@ class RedfishInspect(base.InspectInterface):
             raise exception.HardwareInspectionFailure(
                 error=f"the BMC reports no {' and no '.join(missing)} for "
                       f"system {system.identity}")
+        mode = found.pop("boot_mode", None)
         properties = dict(task.node.properties or {})
         properties.update({k: v for k, v in found.items() if v is not None})
+        if mode:
+            properties["capabilities"] = _with_boot_mode(
+                properties.get("capabilities"), mode)
         task.node.properties = properties
         self._create_ports(task, _macs(system))
         return states.MANAGEABLE

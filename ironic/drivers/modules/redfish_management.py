@@ -11,6 +11,7 @@ from ironic.drivers import base
 from ironic.drivers.modules import (
     redfish_client,
     redfish_indicators,
+    redfish_sensors,
     redfish_vmedia,
 )
 from ironic.drivers.modules.redfish_power import PROPERTIES, system_of
@@ -125,23 +126,5 @@ class RedfishManagement(base.ManagementInterface):
         redfish_indicators.set_state(resource, state)
 
     def get_sensors_data(self, task: Any) -> dict:
-        # Chassis thermal and power readings, when the BMC has them.
-        system = system_of(task)
-        data: dict[str, dict] = {}
-        try:
-            chassis_list = system.chassis or []
-        except sushy.exceptions.SushyError:
-            chassis_list = []
-        for chassis in chassis_list:
-            try:
-                for fan in chassis.thermal.fans or []:
-                    data.setdefault("Fan", {})[fan.identity] = {
-                        "identity": fan.identity, "reading": fan.reading,
-                        "state": fan.status.state if fan.status else None}
-                for sensor in chassis.thermal.temperatures or []:
-                    data.setdefault("Temperature", {})[sensor.identity] = {
-                        "identity": sensor.identity,
-                        "reading_celsius": sensor.reading_celsius}
-            except sushy.exceptions.SushyError:
-                continue
-        return data
+        """Chassis fans, temperatures and power supplies, plain JSON."""
+        return redfish_sensors.collect(system_of(task))

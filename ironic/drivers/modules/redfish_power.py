@@ -50,16 +50,33 @@ def _reset(system, action: str) -> None:
             f"Redfish reset '{action}' failed: {e}") from e
 
 
+def _read_power(system) -> tuple[Any, Exception | None]:
+    """The system's power state, freshly read, or the error reading it."""
+    try:
+        system.refresh(force=True)
+        return system.power_state, None
+    except (sushy.exceptions.ConnectionError,
+            sushy.exceptions.ServerSideError) as e:
+        return None, e
+
+
 def _wait(task: Any, system, wanted: str, timeout: int | None) -> None:
+    """Poll until the system is stably in ``wanted``. A BMC that stops
+    answering meanwhile is asked again until the timeout: some reset
+    their network while the host changes power."""
     deadline = time.monotonic() + (
         timeout or CONF.conductor.power_state_change_timeout)
     while True:
-        system.refresh(force=True)
-        if _FROM_SUSHY.get(system.power_state) == wanted and \
-                system.power_state in (sushy.POWER_STATE_ON,
-                                       sushy.POWER_STATE_OFF):
+        state, error = _read_power(system)
+        if _FROM_SUSHY.get(state) == wanted and \
+                state in (sushy.POWER_STATE_ON, sushy.POWER_STATE_OFF):
             return
         if time.monotonic() >= deadline:
+            if error is not None:
+                raise redfish_client.RedfishConnectionError(
+                    bmc=(task.node.driver_info or {}).get(
+                        "redfish_address"),
+                    error=f"{error} (waiting for {wanted})") from error
             raise exception.PowerStateFailure(pstate=wanted)
         time.sleep(1)
 

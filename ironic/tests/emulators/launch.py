@@ -144,11 +144,14 @@ class RedfishEmulator:
     def __init__(self, count: int = 1, user: str | None = None,
                  password: str | None = None, power_delay: int = 0,
                  address: str = "127.0.0.1",
-                 drives: list[dict] | None = None):
+                 drives: list[dict] | None = None, sessions: bool = True):
         """``drives`` ({"Id", "Name", "CapacityBytes", "Protocol"}) give
         every system a Redfish Storage "1" holding them (none by default:
-        inspection then reads SimpleStorage)."""
+        inspection then reads SimpleStorage). ``sessions``: offer a
+        SessionService, as real BMCs do (logins are recorded, see
+        ``sessions_journal``)."""
         self.count = count
+        self.sessions = sessions
         self.drives = drives
         self.user = user
         self.password = password
@@ -174,8 +177,7 @@ class RedfishEmulator:
         lines = [f"SUSHY_EMULATOR_LISTEN_IP = {self.address!r}",
                  f"SUSHY_EMULATOR_LISTEN_PORT = {self.port}",
                  "SUSHY_EMULATOR_FAKE_DRIVER = True",
-                 f"SUSHY_EMULATOR_STATE_DIR = "
-                 f"{os.path.join(self.workdir, 'state')!r}",
+                 f"SUSHY_EMULATOR_STATE_DIR = {self.state_dir!r}",
                  f"SUSHY_EMULATOR_FAKE_SYSTEMS = {systems!r}"]
         if self.drives:
             lines.extend(self._storage_config())
@@ -191,6 +193,31 @@ class RedfishEmulator:
         with open(path, "w", encoding="utf-8") as f:
             f.write("\n".join(lines) + "\n")
         return path
+
+    @property
+    def state_dir(self) -> str:
+        return os.path.join(self.workdir, "state")
+
+    def resets(self, index: int = 0) -> dict[str, int]:
+        """How often system ``index`` was asked for each reset type
+        (``On``, ``ForceOff``, ``GracefulShutdown``, ``Nmi``...)."""
+        path = os.path.join(self.state_dir,
+                            f"resets-{system_uuid(index)}.json")
+        try:
+            with open(path, encoding="utf-8") as f:
+                return json.load(f)
+        except FileNotFoundError:
+            return {}
+
+    @property
+    def sessions_path(self) -> str:
+        return os.path.join(self.workdir, "sessions.json")
+
+    def sessions_journal(self) -> dict:
+        """Logins since the emulator started: ``created`` and ``refused``
+        (user names, in order) and the count of ``deleted`` sessions."""
+        with open(self.sessions_path, encoding="utf-8") as f:
+            return json.load(f)
 
     @property
     def control_path(self) -> str:
@@ -227,11 +254,13 @@ class RedfishEmulator:
         if not self.port:
             self.port = free_tcp_port(self.address)
         config = self._write_config()
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "ironic.tests.emulators.redfish_bmc",
-             "--config", config, "--power-delay", str(self.power_delay),
-             "--control", self.control_path],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        cmd = [sys.executable, "-m", "ironic.tests.emulators.redfish_bmc",
+               "--config", config, "--power-delay", str(self.power_delay),
+               "--control", self.control_path]
+        if self.sessions:
+            cmd += ["--sessions", self.sessions_path]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 30
         auth = (self.user, self.password) if self.user else None
         while time.monotonic() < deadline:

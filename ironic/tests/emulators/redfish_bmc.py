@@ -15,8 +15,14 @@ collection can also be deleted (sushy-tools has no DELETE for them). Every
 change is kept in the emulator's state directory like
 the rest of the fake systems' state.
 
+Reset actions (``ComputerSystem.Reset``), including ``Nmi`` which
+sushy-tools refuses, are counted per system in
+``<state dir>/resets-<system uuid>.json`` (``{"ForceOff": 1, "Nmi": 2}``):
+the emulated machine's own account of what it was asked to do.
+``--sessions JOURNAL`` adds a SessionService (``redfish_sessions``).
+
     python -m ironic.tests.emulators.redfish_bmc --config FILE \
-        [--power-delay S] [--control JSON]
+        [--power-delay S] [--control JSON] [--sessions JOURNAL]
 
 FILE is a sushy-emulator configuration (Python) with
 ``SUSHY_EMULATOR_FAKE_DRIVER = True`` and ``SUSHY_EMULATOR_FAKE_SYSTEMS``.
@@ -35,10 +41,13 @@ import json
 import os
 import re
 import sys
+import threading
 import time
 
 from sushy_tools.emulator import main as emulator_main
 from sushy_tools.emulator.resources.systems import fakedriver
+
+from ironic.tests.emulators import redfish_sessions
 
 
 class _FixedDelay:
@@ -59,9 +68,32 @@ DEFAULT_BIOS = {"BootMode": "Uefi", "EmbeddedSata": "Raid",
                 "SerialNumber": "QPX12345", "SysPassword": ""}
 DEFAULT_VERSIONS = {"BiosVersion": "1.0.0"}
 _VOLUME_SEQ = itertools.count(1)
+_RESETS_LOCK = threading.Lock()
 
 
 class InventoryFakeDriver(fakedriver.FakeDriver):
+    def _count_reset(self, identity, action: str) -> None:
+        state_dir = self._config.get("SUSHY_EMULATOR_STATE_DIR")
+        if not state_dir:
+            return
+        path = os.path.join(state_dir, f"resets-{self.uuid(identity)}.json")
+        with _RESETS_LOCK:
+            try:
+                with open(path, encoding="utf-8") as f:
+                    counts = json.load(f)
+            except FileNotFoundError:
+                counts = {}
+            counts[action] = counts.get(action, 0) + 1
+            with open(path + ".tmp", "w", encoding="utf-8") as f:
+                json.dump(counts, f)
+            os.replace(path + ".tmp", path)
+
+    def set_power_state(self, identity, state):
+        # An NMI changes no power state; the machine only records it.
+        if state != "Nmi":
+            super().set_power_state(identity, state)
+        self._count_reset(identity, state)
+
     def _stored(self, identity, key: str, default: dict) -> dict:
         return dict(self._get(identity).get(key) or default)
 
@@ -192,6 +224,14 @@ def _take(argv: list[str], name: str) -> str | None:
 
 def main(argv: list[str]) -> int:
     delay = int(float(_take(argv, "--power-delay") or 0))
+    journal = _take(argv, "--sessions")
+    if journal:
+        store = redfish_sessions.SessionStore(journal)
+        # configure() wraps the app in this class when auth is set up.
+        emulator_main.RedfishAuthMiddleware = \
+            redfish_sessions.auth_middleware(
+                store, emulator_main.RedfishAuthMiddleware)
+        redfish_sessions.install(emulator_main.app, store)
     install_faults(emulator_main.app, Control(_take(argv, "--control")))
     install_volume_delete(emulator_main.app)
     fakedriver.random = _FixedDelay(delay)

@@ -16,7 +16,7 @@ import pytest
 
 from ironic.common import driver_factory, faults, hash_ring, rpc, states
 from ironic.conductor import base_manager, periodics, power, task_manager
-from ironic.drivers.modules import ipmi_client, redfish_client
+from ironic.drivers.modules import ipmi_client, redfish_client, redfish_power
 from ironic.objects.node import Node
 from ironic.tests import builders
 from ironic.tests import fixtures as ifx
@@ -84,6 +84,31 @@ def _ipmi_node(emu, index=0, password=None, **values):
             "ipmi_port": emu.base_port + index,
             "ipmi_username": emu.user,
             "ipmi_password": password or emu.password}, **values)
+
+
+def _fix_password(api, node, field: str, value: str) -> None:
+    """What an operator does: PATCH the right password in (200)."""
+    resp = api.patch(f"/v1/nodes/{node.uuid}", [
+        {"op": "replace", "path": f"/driver_info/{field}", "value": value}])
+    assert resp.status_int == 200, resp.body
+    assert resp.json["driver_info"][field] == "******"
+
+
+def _assert_recovered(node, power_state=states.POWER_OFF) -> None:
+    fresh = Node.get(node.id)
+    assert not fresh.maintenance and fresh.fault is None
+    assert fresh.maintenance_reason is None and fresh.last_error is None
+    assert fresh.power_state == power_state
+
+
+def _power_on_in_a_worker(svc, node) -> threading.Thread:
+    def power_on():
+        with task_manager.acquire(None, node.id, purpose="test",
+                                  host=svc.host) as task:
+            power.change_power_state(task, states.POWER_ON)
+    worker = threading.Thread(target=power_on)
+    worker.start()
+    return worker
 
 
 def _timed_sync(svc) -> float:
@@ -182,6 +207,71 @@ def test_redfish_wrong_password(svc, redfish):
     assert "access denied" in fresh.maintenance_reason
 
 
+def test_redfish_wrong_password_fixed_through_the_api(
+        svc, api_without_conductor, redfish):
+    node = _redfish_node(redfish, 3, password="wrong")
+    periodics.sync_power_states(svc)
+    periodics.sync_power_states(svc)
+    fresh = Node.get(node.id)
+    assert fresh.maintenance and fresh.fault == faults.POWER_FAILURE
+    # The BMC itself saw the refused logins.
+    assert "admin" in redfish.sessions_journal()["refused"]
+    # Still wrong: the recovery check leaves it in maintenance.
+    assert periodics.recover_power_failures(svc) == 0
+    assert Node.get(node.id).maintenance
+
+    _fix_password(api_without_conductor, node, "redfish_password", "pw")
+    assert periodics.recover_power_failures(svc) == 1
+    _assert_recovered(node)
+    periodics.sync_power_states(svc)
+    _assert_recovered(node)
+
+
+def test_redfish_bmc_stopped_mid_operation_then_back(svc, monkeypatch):
+    emu = RedfishEmulator(count=1, user="admin", password="pw",
+                          power_delay=30).start()
+    try:
+        node = _redfish_node(emu, 0)
+        # Stop the BMC right after it accepted the reset, while the
+        # conductor waits for the system to come up.
+        accepted = threading.Event()
+        original = redfish_power._reset
+
+        def spy(system, action):
+            original(system, action)
+            accepted.set()
+        monkeypatch.setattr(redfish_power, "_reset", spy)
+        started = time.monotonic()
+        worker = _power_on_in_a_worker(svc, node)
+        assert accepted.wait(30)
+        assert emu.resets(0) == {"On": 1}
+        emu.stop()
+        worker.join(60)
+        elapsed = time.monotonic() - started
+        assert not worker.is_alive()
+        # Bounded by the power wait ([conductor]power_state_change_timeout).
+        assert elapsed < 4 + 3, elapsed
+        fresh = Node.get(node.id)
+        assert "Failed to change power state to 'power on'" in \
+            fresh.last_error
+        assert "Unable to reach the Redfish BMC" in fresh.last_error
+        assert fresh.target_power_state is None
+
+        # The BMC stays down: the sync fails, then gives up.
+        periodics.sync_power_states(svc)
+        periodics.sync_power_states(svc)
+        fresh = Node.get(node.id)
+        assert fresh.maintenance and fresh.fault == faults.POWER_FAILURE
+
+        emu.power_delay = 0
+        emu.start()
+        assert periodics.recover_power_failures(svc) == 1
+        # The power-on it accepted before going down has not landed.
+        _assert_recovered(node)
+    finally:
+        emu.stop()
+
+
 def test_redfish_health_reaches_the_node(svc, redfish):
     ok, sick = _redfish_node(redfish, 0), _redfish_node(redfish, 3)
     redfish.set_faults(health={redfish.systems()[3]: "Critical"})
@@ -243,6 +333,29 @@ def test_ipmi_wrong_password(svc, config, ipmi):
 
 
 @needs_ipmitool
+def test_ipmi_wrong_password_fixed_through_the_api(
+        svc, config, api_without_conductor, ipmi):
+    config("ipmi", command_retry_timeout=1)
+    node = _ipmi_node(ipmi, 1, password="wrong")
+    periodics.sync_power_states(svc)
+    periodics.sync_power_states(svc)
+    fresh = Node.get(node.id)
+    assert fresh.maintenance and fresh.fault == faults.POWER_FAILURE
+    assert "RMCP+" in fresh.maintenance_reason
+    _wait_answers_drained(svc, 10)
+    assert periodics.recover_power_failures(svc) == 0
+
+    _fix_password(api_without_conductor, node, "ipmi_password",
+                  ipmi.password)
+    _wait_answers_drained(svc, 10)
+    assert periodics.recover_power_failures(svc) == 1
+    _assert_recovered(node)
+    assert ipmi.state(1)["power_changes"] == 0
+    periodics.sync_power_states(svc)
+    _assert_recovered(node)
+
+
+@needs_ipmitool
 def test_ipmi_bmc_stopped_mid_operation_then_back(svc, config,
                                                   monkeypatch):
     emu = IpmiEmulator(count=1, power_delay=30).start()
@@ -259,14 +372,8 @@ def test_ipmi_bmc_stopped_mid_operation_then_back(svc, config,
                 accepted.set()
             return result
         monkeypatch.setattr(ipmi_client, "_run_once", spy)
-
-        def power_on():
-            with task_manager.acquire(None, node.id, purpose="test",
-                                      host=svc.host) as task:
-                power.change_power_state(task, states.POWER_ON)
-        worker = threading.Thread(target=power_on)
         started = time.monotonic()
-        worker.start()
+        worker = _power_on_in_a_worker(svc, node)
         assert accepted.wait(30)
         emu.stop()
         worker.join(60)

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import types
+
 import pytest
 import sushy
 
-from ironic.common import exception
-from ironic.drivers.modules import redfish_client
+from ironic.common import exception, states
+from ironic.drivers.modules import (
+    redfish_client,
+    redfish_management,
+    redfish_power,
+)
 from ironic.tests.emulators.launch import RedfishEmulator
 
 
@@ -75,3 +81,48 @@ def test_stopped_bmc_fails_after_the_configured_attempts(config):
         dict(info, redfish_username=None, redfish_password=None))
     with pytest.raises(redfish_client.RedfishConnectionError):
         redfish_client.get_system(target)
+
+
+def _task(emu, index=0):
+    return types.SimpleNamespace(node=types.SimpleNamespace(
+        driver_info=_info(emu, index)))
+
+
+def test_one_login_per_bmc_reused_across_calls(config):
+    """Many calls to the systems of one BMC log in once (the emulator's
+    own journal of logins says so); another BMC gets its own session; a
+    BMC that forgot its sessions (restarted) is logged into again."""
+    config("redfish", connection_retry_interval=0, auth_type="auto")
+    power = redfish_power.RedfishPower()
+    mgmt = redfish_management.RedfishManagement()
+    with RedfishEmulator(count=2, user="admin", password="pw") as first, \
+            RedfishEmulator(count=1, user="admin", password="pw") as second:
+        for _ in range(5):
+            for index in (0, 1):
+                task = _task(first, index)
+                assert power.get_power_state(task) == states.POWER_OFF
+                mgmt.get_boot_device(task)
+        assert first.sessions_journal() == {
+            "created": ["admin"], "refused": [], "deleted": 0}
+        assert second.sessions_journal()["created"] == []
+
+        assert power.get_power_state(_task(second)) == states.POWER_OFF
+        assert second.sessions_journal()["created"] == ["admin"]
+        assert first.sessions_journal()["created"] == ["admin"]
+
+        first.stop()
+        first.start()
+        assert power.get_power_state(_task(first)) == states.POWER_OFF
+        assert power.get_power_state(_task(first, 1)) == states.POWER_OFF
+        assert first.sessions_journal()["created"] == ["admin"]
+
+
+def test_basic_auth_type_never_logs_in(config):
+    config("redfish", connection_retry_interval=0)
+    power = redfish_power.RedfishPower()
+    with RedfishEmulator(count=1, user="admin", password="pw") as emu:
+        task = _task(emu)
+        task.node.driver_info["redfish_auth_type"] = "basic"
+        for _ in range(3):
+            assert power.get_power_state(task) == states.POWER_OFF
+        assert emu.sessions_journal()["created"] == []
