@@ -97,6 +97,22 @@ def _fail(task: Any, message: str) -> None:
     utils.fail(task, "fail", message, cleanup)
 
 
+def replan(task: Any) -> None:
+    """The agent reported its clean steps: manual steps are checked now,
+    automated ones gathered again with the agent's."""
+    node = task.node
+    if _manual(node):
+        todo = steps.manual(task, KIND, steps.StepState(node, KIND).steps)
+    else:
+        todo = steps.automated(task, KIND)
+    steps.keep_position(task, KIND, todo)
+
+
+# What interfaces finishing steps asynchronously call (see steps.resume).
+continue_steps = continue_node_clean
+fail = _fail
+
+
 def abort(task: Any) -> None:
     """Worker after ``abort`` moved the node to CLEAN FAILED."""
     try:

@@ -31,8 +31,18 @@ def plan(task: Any) -> list[dict]:
     extended by the matching deploy templates and the request's steps."""
     request_steps = (task.node.driver_internal_info or {}).get(
         deploy_templates.USER_STEPS_KEY)
-    return steps.automated(task, KIND, deploy_templates.user_steps(
+    planned = steps.automated(task, KIND, deploy_templates.user_steps(
         task.node, request_steps))
+    # The deploy interface may drop steps it cannot run where they fall
+    # (in-band steps outside the window the agent is up in).
+    screen = getattr(getattr(task.driver, "deploy", None),
+                     "screen_deploy_steps", None)
+    return screen(task, planned) if screen else planned
+
+
+def replan(task: Any) -> None:
+    """The agent reported its deploy steps: plan again, checking them."""
+    steps.keep_position(task, KIND, plan(task))
 
 
 def do_node_deploy(task: Any, configdrive: Any = None,
@@ -89,6 +99,11 @@ def _fail(task: Any, message: str) -> None:
         steps.StepState(t.node, KIND).clear()
         utils.set_internal(t.node, **{deploy_templates.USER_STEPS_KEY: None})
     utils.fail(task, "fail", message, cleanup)
+
+
+# What interfaces finishing steps asynchronously call (see steps.resume).
+continue_steps = continue_node_deploy
+fail = _fail
 
 
 def do_node_tear_down(task: Any) -> None:

@@ -55,3 +55,14 @@ def _fail(task: Any, message: str) -> None:
         steps.StepState(t.node, KIND).clear()
         utils.set_internal(t.node, **{DISABLE_RAMDISK_KEY: None})
     utils.fail(task, "fail", message, cleanup)
+
+
+def replan(task: Any) -> None:
+    """The agent reported its service steps: check the user's now."""
+    state = steps.StepState(task.node, KIND)
+    steps.keep_position(task, KIND, steps.manual(task, KIND, state.steps))
+
+
+# What interfaces finishing steps asynchronously call (see steps.resume).
+continue_steps = continue_node_service
+fail = _fail

@@ -131,17 +131,31 @@ def automated(task: Any, kind: Kind, user_steps: list[dict] = ()
 
     User steps (deploy templates, the API's deploy_steps) replace a
     driver step of the same name (priority 0 disables it) or add to it.
+    A user step the ramdisk agent may still offer (see ``pending``) is
+    kept unchecked; it is checked once the agent told its steps.
     """
     steps = {(s["interface"], s["step"]): dict(s, args={})
              for s in available(task, kind) if s.get("priority")}
     offered = {(s["interface"], s["step"]): s
                for s in available(task, kind)}
+    later = pending(task, kind)
     for user in user_steps:
         key = (user["interface"], user["step"])
-        _check_user_step(task, kind, user, offered)
+        _check_user_step(task, kind, user, offered, later)
         steps[key] = dict(offered.get(key, {}), **user)
     return sorted((s for s in steps.values() if s.get("priority")),
                   key=sort_key)
+
+
+def pending(task: Any, kind: Kind, disable_ramdisk: bool = False
+            ) -> frozenset[str]:
+    """Interfaces whose in-band steps of ``kind`` are not known yet: the
+    deploy interface tells (its agent reports them after booting)."""
+    if disable_ramdisk:
+        return frozenset()
+    deploy = getattr(task.driver, "deploy", None)
+    ask = getattr(deploy, "inband_steps_pending", None)
+    return frozenset(ask(task, kind.name)) if ask else frozenset()
 
 
 def manual(task: Any, kind: Kind, user_steps: list[dict],
@@ -155,9 +169,10 @@ def manual(task: Any, kind: Kind, user_steps: list[dict],
     """
     offered = {(s["interface"], s["step"]): s
                for s in available(task, kind)}
+    later = pending(task, kind, disable_ramdisk)
     out = []
     for user in user_steps:
-        _check_user_step(task, kind, user, offered)
+        _check_user_step(task, kind, user, offered, later)
         base = offered.get((user["interface"], user["step"]), {})
         step = dict(base, **user)
         if disable_ramdisk and user["step"] not in RESERVED and \
@@ -172,19 +187,27 @@ def manual(task: Any, kind: Kind, user_steps: list[dict],
 
 
 def _check_user_step(task: Any, kind: Kind, user: dict,
-                     offered: dict) -> None:
+                     offered: dict, later: frozenset[str] = frozenset()
+                     ) -> None:
     key = (user["interface"], user["step"])
     if user["step"] in RESERVED:
+        return
+    if key not in offered and user["interface"] in later:
+        LOG.debug("Node %s: %s step %s.%s is checked once the agent "
+                  "reports its steps", task.node.uuid, kind.name, *key)
         return
     if key not in offered:
         raise exception.InvalidParameterValue(
             err=f"Node {task.node.uuid} has no {kind.name} step "
                 f"{user['step']!r} on its {user['interface']} interface; "
                 f"available: {', '.join(sorted(f'{i}.{s}' for i, s in offered))}")
-    iface = getattr(task.driver, user["interface"])
     from ironic.drivers import steps as driver_steps
-    driver_steps.validate_user_args(
-        user, iface.step_argsinfo(kind.name, user["step"]))
+    # The offered step carries its argsinfo (in-band steps too: the agent
+    # reported them); a declared step's is the same.
+    argsinfo = offered[key].get("argsinfo") if "argsinfo" in offered[key] \
+        else getattr(task.driver, user["interface"]).step_argsinfo(
+            kind.name, user["step"])
+    driver_steps.validate_user_args(user, argsinfo)
 
 
 # ---------------------------------------------------------------------------
@@ -240,3 +263,45 @@ def _reserved(task: Any, name: str, args: dict) -> str | None:
               "reboot": states.REBOOT}[name]
     power.node_power_action(task, target)
     return None
+
+
+# ---------------------------------------------------------------------------
+# entry points for interfaces that finish steps asynchronously (the agent's
+# heartbeat): they hold the node's lock in a worker and hand back here
+
+def _flow(kind: str) -> Any:
+    from ironic.conductor import cleaning, deployments, servicing
+    return {"deploy": deployments, "clean": cleaning,
+            "service": servicing}[kind]
+
+
+def resume(task: Any, kind: str) -> None:
+    """Leave the wait state and run the steps after the current one."""
+    task.process_event("resume")
+    _flow(kind).continue_steps(task)
+
+
+def fail(task: Any, kind: str, message: str) -> None:
+    """Fail the operation of ``kind`` (a failed state with last_error)."""
+    _flow(kind).fail(task, message)
+
+
+def replan(task: Any, kind: str) -> None:
+    """The agent told its in-band steps: compute the step list again (now
+    checking every user step), keeping the position of the current step."""
+    _flow(kind).replan(task)
+
+
+def keep_position(task: Any, kind: Kind, new_steps: list[dict]) -> None:
+    """Store ``new_steps`` with the index pointing at the step running
+    now (steps before it are the same: in-band steps come after)."""
+    state = StepState(task.node, kind)
+    current = getattr(task.node, kind.field) or {}
+    index = state.index
+    key = (current.get("interface"), current.get("step"))
+    found = [i for i, s in enumerate(new_steps)
+             if (s["interface"], s["step"]) == key]
+    state.store(new_steps)
+    if index is not None:
+        utils.set_internal(task.node, **{
+            kind.index_key: found[0] if found else index})

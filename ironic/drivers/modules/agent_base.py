@@ -1,0 +1,457 @@
+"""What every deploy interface driven by the ramdisk agent shares.
+
+The agent (IPA) boots, looks its node up, and heartbeats. On the first
+heartbeat of a ramdisk boot in ``wait call-back``, ``clean wait`` or
+``service wait``, the interface asks the agent for its in-band steps
+(``<kind>.get_<kind>_steps``), keeps them on the node, lets the conductor
+plan again with them (user and template steps naming them are checked only
+now) and resumes the steps. An in-band step runs as
+``<kind>.execute_<kind>_step``; it always ends the worker in the wait state
+and the heartbeats then poll ``GET /v1/commands/`` until it finished:
+success resumes the steps (after rebooting into the ramdisk when the step
+asked for it), failure fails the operation with the agent's error.
+
+Heartbeats arrive with the node locked by the conductor's RPC handler; the
+work is handed to a worker (``task.spawn_after``), so the agent's request
+is answered at once.
+"""
+
+from __future__ import annotations
+
+import collections
+import datetime
+import logging
+from typing import Any
+
+from ironic.common import states
+from ironic.conductor import power as cond_power
+from ironic.conductor import steps as cond_steps
+from ironic.conf import CONF
+from ironic.drivers import base
+from ironic.drivers.modules import agent_client, agent_state
+
+LOG = logging.getLogger(__name__)
+
+#: The wait state of each kind of steps, and back.
+WAIT_STATE = {"deploy": states.DEPLOYWAIT, "clean": states.CLEANWAIT,
+              "service": states.SERVICEWAIT}
+KIND_OF_WAIT = {state: kind for kind, state in WAIT_STATE.items()}
+
+#: In-band deploy steps run while the agent is up: after ``deploy`` (100)
+#: booted it and before ``tear_down_agent`` (40) shuts it down.
+INBAND_DEPLOY_PRIORITIES = range(41, 100)
+
+
+def api_url() -> str:
+    """The Bare Metal API URL the ramdisk calls back (ipa-api-url)."""
+    if CONF.api.public_endpoint:
+        return CONF.api.public_endpoint.rstrip("/")
+    host = CONF.api.host_ip
+    if host in ("0.0.0.0", "::", ""):
+        host = CONF.my_ip
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return f"http://{host}:{CONF.api.port}"
+
+
+def ramdisk_params(task: Any) -> dict[str, str]:
+    """Kernel parameters of the agent ramdisk (for the boot interface)."""
+    return {"ipa-api-url": api_url()}
+
+
+def step_id(step: dict) -> str:
+    return f"{step.get('interface')}.{step.get('step')}"
+
+
+def _touch(node: Any) -> None:
+    """A heartbeat shows the agent is alive: the wait timeout restarts."""
+    node.provision_updated_at = datetime.datetime.now(
+        datetime.timezone.utc).replace(tzinfo=None)
+
+
+class AgentStepsMixin:
+    """In-band steps through the agent, resumed by its heartbeats."""
+
+    #: Kinds of steps the agent runs for this interface.
+    inband_kinds: tuple[str, ...] = ("deploy", "clean", "service")
+
+    # -- the steps offered -------------------------------------------------
+
+    def inband_steps_pending(self, task: Any, kind: str) -> set[str]:
+        """Interfaces whose in-band steps are not known yet (the agent
+        reports them on its first heartbeat)."""
+        if kind in self.inband_kinds and \
+                agent_state.AgentInfo(task.node).cached_steps(kind) is None:
+            return {self.interface_type}
+        return set()
+
+    def _inband_steps(self, task: Any, kind: str) -> list[dict]:
+        """The agent's steps for this interface that no declared (out of
+        band) step of the same name shadows."""
+        if kind not in self.inband_kinds:
+            return []
+        cached = agent_state.AgentInfo(task.node).cached_steps(kind) or {}
+        declared = self._declared_steps[kind]
+        return [s for s in cached.get(self.interface_type, [])
+                if s["step"] not in declared]
+
+    def is_inband(self, kind: str, step: dict) -> bool:
+        return step.get("interface") == self.interface_type and \
+            step.get("step") not in self._declared_steps[kind]
+
+    def get_deploy_steps(self, task: Any) -> list[dict]:
+        found = list(super().get_deploy_steps(task))
+        for step in self._inband_steps(task, "deploy"):
+            priority = step.get("priority") or 0
+            if priority and priority not in INBAND_DEPLOY_PRIORITIES:
+                LOG.warning("Node %s: ignoring in-band deploy step %s of "
+                            "priority %s: in-band deploy steps must have a "
+                            "priority from 41 to 99", task.node.uuid,
+                            step_id(step), priority)
+                continue
+            found.append(step)
+        return found
+
+    def get_clean_steps(self, task: Any) -> list[dict]:
+        overrides = {"erase_devices": CONF.deploy.erase_devices_priority,
+                     "erase_devices_metadata":
+                         CONF.deploy.erase_devices_metadata_priority}
+        found = list(super().get_clean_steps(task))
+        for step in self._inband_steps(task, "clean"):
+            if overrides.get(step["step"]) is not None:
+                step["priority"] = overrides[step["step"]]
+            found.append(step)
+        return found
+
+    def get_service_steps(self, task: Any) -> list[dict]:
+        return list(super().get_service_steps(task)) + \
+            self._inband_steps(task, "service")
+
+    def screen_deploy_steps(self, task: Any, planned: list[dict]
+                            ) -> list[dict]:
+        """Drop in-band deploy steps that would run while the agent is
+        down (templates can give any priority)."""
+        kept = []
+        for step in planned:
+            if self.is_inband("deploy", step) and \
+                    step.get("priority") not in INBAND_DEPLOY_PRIORITIES:
+                LOG.warning("Node %s: in-band deploy step %s with priority "
+                            "%s is ignored: it must be from 41 to 99",
+                            task.node.uuid, step_id(step),
+                            step.get("priority"))
+                continue
+            kept.append(step)
+        return kept
+
+    def refresh_steps(self, task: Any, kind: str) -> None:
+        """Ask the agent for its ``kind`` steps and keep them."""
+        node = task.node
+        result = agent_client.AgentClient(node).get_steps(kind, task.ports)
+        offered = result.get(f"{kind}_steps")
+        if not isinstance(offered, dict):
+            raise agent_client.AgentCommandError(
+                node=node.uuid, command=f"{kind}.get_{kind}_steps",
+                error=f"no {kind}_steps in the result {result!r}")
+        by_iface: dict[str, list[dict]] = collections.defaultdict(list)
+        for manager_steps in offered.values():
+            for step in manager_steps or []:
+                missing = {"interface", "step", "priority"} - set(step)
+                if missing:
+                    raise agent_client.AgentCommandError(
+                        node=node.uuid, command=f"{kind}.get_{kind}_steps",
+                        error=f"step {step!r} lacks {sorted(missing)}")
+                if kind != "deploy":
+                    step = dict(step, requires_ramdisk=True)
+                by_iface[step["interface"]].append(step)
+        agent_state.AgentInfo(node).set_cached_steps(
+            kind, dict(by_iface), result.get("hardware_manager_version"))
+        node.save()
+        LOG.info("Node %s: the agent offers %d %s steps", node.uuid,
+                 sum(len(v) for v in by_iface.values()), kind)
+
+    # -- running in-band steps ----------------------------------------------
+
+    def execute_deploy_step(self, task: Any, step: dict) -> Any:
+        return self._execute("deploy", task, step)
+
+    def execute_clean_step(self, task: Any, step: dict) -> Any:
+        return self._execute("clean", task, step)
+
+    def execute_service_step(self, task: Any, step: dict) -> Any:
+        return self._execute("service", task, step)
+
+    def _execute(self, kind: str, task: Any, step: dict) -> Any:
+        if not self.is_inband(kind, step):
+            return self._execute_step(kind, task, step)
+        sent = {k: step[k] for k in ("interface", "step", "priority",
+                                     "args", "abortable",
+                                     "reboot_requested") if k in step}
+        version = agent_state.AgentInfo(task.node).hardware_manager_version
+        return self.run_agent_command(
+            task, kind, f"execute_{kind}_step",
+            lambda client: client.execute_step(kind, sent, task.ports,
+                                               version))
+
+    def run_agent_command(self, task: Any, kind: str, name: str,
+                          send: Any) -> str:
+        """Start an asynchronous agent command for the current step and
+        wait (in the wait state) for the heartbeats to see it finish."""
+        node = task.node
+        info = agent_state.AgentInfo(node)
+        try:
+            result = send(agent_client.AgentClient(node))
+        except agent_client.AgentInProgress as e:
+            LOG.info("Node %s: %s; trying again on the next heartbeat",
+                     node.uuid, e)
+            return self._retry_later(task, kind)
+        except agent_client.AgentConnectionFailed:
+            if info.rebooting(kind):
+                LOG.info("Node %s: the agent is not up yet after the "
+                         "reboot; waiting for its heartbeat", node.uuid)
+                return self._retry_later(task, kind)
+            raise
+        if not result.get("command_status"):
+            raise agent_client.AgentCommandError(
+                node=node.uuid, command=name,
+                error=f"bad command result {result!r}")
+        info.await_command(kind, name)
+        node.save()
+        return WAIT_STATE[kind]
+
+    def _retry_later(self, task: Any, kind: str) -> str:
+        from ironic.conductor import utils as cond_utils
+        cond_utils.set_internal(task.node,
+                                **{f"skip_current_{kind}_step": False})
+        agent_state.AgentInfo(task.node).clear_pending_command()
+        task.node.save()
+        return WAIT_STATE[kind]
+
+    # -- heartbeats -----------------------------------------------------------
+
+    def heartbeat(self, task: Any, callback_url: str,
+                  agent_version: str | None, **kwargs: Any) -> None:
+        node = task.node
+        kind = KIND_OF_WAIT.get(node.provision_state)
+        if kind is None or kind not in self.inband_kinds:
+            LOG.debug("Heartbeat of node %s in state %s: nothing to do",
+                      node.uuid, node.provision_state)
+            return
+        _touch(node)
+        node.save()
+        task.spawn_after(self._continue, task, kind)
+
+    def _continue(self, task: Any, kind: str) -> None:
+        """Worker: act on a heartbeat of a node waiting in ``kind``."""
+        node = task.node
+        if node.provision_state != WAIT_STATE[kind]:
+            return
+        doing = "Failed to load the agent's in-band steps"
+        try:
+            info = agent_state.AgentInfo(node)
+            if info.cached_steps(kind) is None:
+                self.refresh_steps(task, kind)
+                doing = f"Failed to plan the {kind} steps with the agent's"
+                cond_steps.replan(task, kind)
+                node.save()
+            doing = f"Failed to continue the {kind} steps"
+            self._process(task, kind)
+        except agent_client.AgentInProgress as e:
+            LOG.info("Node %s: %s; trying again on the next heartbeat",
+                     node.uuid, e)
+        except Exception as e:  # noqa: BLE001 - the node records it
+            LOG.exception("Node %s: heartbeat processing failed",
+                          node.uuid)
+            if node.provision_state in (WAIT_STATE[kind],
+                                        *_WORKING.get(kind, ())):
+                cond_steps.fail(task, kind, f"{doing}: {e}")
+
+    def _process(self, task: Any, kind: str) -> None:
+        node = task.node
+        info = agent_state.AgentInfo(node)
+        if info.rebooting(kind):
+            LOG.info("Node %s: the agent is back after the reboot a step "
+                     "asked for", node.uuid)
+            info.set_rebooting(kind, False)
+            info.clear_pending_command()
+            node.save()
+            cond_steps.resume(task, kind)
+            return
+        pending = info.pending_command
+        if pending is None:
+            # The step that waited was waiting for the agent itself.
+            cond_steps.resume(task, kind)
+            return
+        result = agent_client.AgentClient(node).last_command(pending["name"])
+        self._check_result(task, kind, pending["name"], result)
+
+    def _check_result(self, task: Any, kind: str, name: str,
+                      result: dict | None) -> None:
+        node = task.node
+        current = getattr(node, f"{kind}_step") or {}
+        if result is None or not self._result_is_for(kind, result, current):
+            LOG.warning("Node %s: the agent has no result of %s for step "
+                        "%s (it may have restarted); running the step "
+                        "again", node.uuid, name, step_id(current))
+            self._retry_later(task, kind)
+            cond_steps.resume(task, kind)
+            return
+        status = result.get("command_status")
+        if status == agent_client.RUNNING:
+            return
+        agent_state.AgentInfo(node).clear_pending_command()
+        if status == agent_client.SUCCEEDED:
+            self._step_done(task, kind, current)
+        elif status in agent_client.VERSION_MISMATCH:
+            self._version_mismatch(task, kind)
+        else:
+            error = agent_client.command_error(result)
+            cond_steps.fail(task, kind, f"{kind.capitalize()} step "
+                            f"{step_id(current)} failed on node "
+                            f"{node.uuid}: {error}")
+
+    @staticmethod
+    def _result_is_for(kind: str, result: dict, current: dict) -> bool:
+        """Whether an execute_<kind>_step result is of the current step
+        (an older step's result says the current one never started)."""
+        if result.get("command_name") != f"execute_{kind}_step":
+            return True
+        ran = (result.get("command_result") or {}).get(f"{kind}_step")
+        if result.get("command_status") == agent_client.RUNNING or not ran:
+            return True
+        return (ran.get("interface"), ran.get("step")) == \
+            (current.get("interface"), current.get("step"))
+
+    def _step_done(self, task: Any, kind: str, current: dict) -> None:
+        node = task.node
+        if current.get("reboot_requested"):
+            LOG.info("Node %s: step %s asked for a reboot", node.uuid,
+                     step_id(current))
+            self.boot_agent(task)
+            agent_state.AgentInfo(node).set_rebooting(kind, True)
+            node.save()
+            return
+        node.save()
+        cond_steps.resume(task, kind)
+
+    def _version_mismatch(self, task: Any, kind: str) -> None:
+        """The agent's hardware managers changed since it gave its steps."""
+        node = task.node
+        if kind == "deploy":
+            cond_steps.fail(task, kind, "The agent's hardware managers "
+                            "changed during the deployment (version "
+                            "mismatch); deploy again.")
+            return
+        self.refresh_steps(task, kind)
+        automated = kind == "clean" and \
+            node.target_provision_state != states.MANAGEABLE
+        if automated:
+            LOG.info("Node %s: agent version changed, automated cleaning "
+                     "starts over", node.uuid)
+            clean = cond_steps.KINDS[kind]
+            cond_steps.StepState(node, clean).store(
+                cond_steps.automated(task, clean))
+        else:
+            self._retry_later(task, kind)
+        node.save()
+        cond_steps.resume(task, kind)
+
+    # -- booting the agent -------------------------------------------------
+
+    def boot_agent(self, task: Any) -> None:
+        """Make the node boot the agent ramdisk now (reboot or power on)."""
+        node = task.node
+        agent_state.AgentInfo(node).clear_pending_command()
+        task.driver.boot.prepare_ramdisk(task, ramdisk_params(task))
+        if task.driver.power.get_power_state(task) == states.POWER_ON:
+            cond_power.node_power_action(task, states.REBOOT)
+        else:
+            cond_power.node_power_action(task, states.POWER_ON)
+
+
+# Failing from these working states is also the interface's job.
+_WORKING = {"deploy": (states.DEPLOYING,), "clean": (states.CLEANING,),
+            "service": (states.SERVICING,)}
+
+
+class AgentCleaningMixin:
+    """Cleaning and servicing in the agent ramdisk."""
+
+    def prepare_cleaning(self, task: Any) -> str:
+        node = task.node
+        task.driver.network.add_cleaning_network(task)
+        info = agent_state.AgentInfo(node)
+        info.set_clean_params()
+        info.forget_cached_steps("clean")
+        info.forget_operation()
+        node.save()
+        self.boot_agent(task)
+        return states.CLEANWAIT
+
+    def tear_down_cleaning(self, task: Any) -> None:
+        self._leave_agent(task)
+        task.driver.network.remove_cleaning_network(task)
+
+    def prepare_service(self, task: Any) -> str:
+        node = task.node
+        task.driver.network.add_servicing_network(task)
+        info = agent_state.AgentInfo(node)
+        info.forget_cached_steps("service")
+        info.forget_operation()
+        node.save()
+        self.boot_agent(task)
+        return states.SERVICEWAIT
+
+    def tear_down_service(self, task: Any) -> None:
+        node = task.node
+        agent_state.AgentInfo(node).forget_operation()
+        task.driver.boot.clean_up_ramdisk(task)
+        task.driver.network.remove_servicing_network(task)
+        # Back to the instance.
+        task.driver.boot.prepare_instance(task)
+        cond_power.node_power_action(task, states.REBOOT)
+
+    def _leave_agent(self, task: Any) -> None:
+        node = task.node
+        agent_state.AgentInfo(node).forget_operation()
+        task.driver.boot.clean_up_ramdisk(task)
+        cond_power.power_off_or_reboot(task)
+        node.save()
+
+
+class AgentDeployBase(AgentStepsMixin, AgentCleaningMixin,
+                      base.DeployInterface):
+    """Heartbeats, in-band steps and cleaning for agent deploy interfaces;
+    subclasses add their deploy steps."""
+
+    def get_properties(self) -> dict[str, str]:
+        return {"deploy_forces_oob_reboot":
+                "Whether to power the node off out of band at the end of "
+                "a deployment instead of asking the agent to shut down. "
+                "Optional."}
+
+    def validate(self, task: Any) -> None:
+        boot = task.driver.boot
+        if boot is not None:
+            boot.validate(task)
+        from ironic.drivers.modules import agent_image
+        agent_image.validate_root_device_hints(task.node)
+
+    def take_over(self, task: Any) -> None:
+        if task.node.provision_state == states.ACTIVE:
+            task.driver.boot.prepare_instance(task)
+
+    def tear_down(self, task: Any) -> str:
+        cond_power.power_off_or_reboot(task)
+        task.driver.storage.detach_volumes(task)
+        network = task.driver.network
+        network.unconfigure_tenant_networks(task)
+        network.remove_provisioning_network(task)
+        return "deleted"
+
+    def clean_up(self, task: Any) -> None:
+        from ironic.drivers.modules import agent_image
+        boot = task.driver.boot
+        boot.clean_up_ramdisk(task)
+        boot.clean_up_instance(task)
+        agent_image.unpublish(task.node)
+        agent_state.AgentInfo(task.node).forget_operation()
