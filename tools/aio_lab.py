@@ -7,6 +7,11 @@ so running it again enrolls nothing twice) and keeps the emulators running
 until interrupted. Used by tools/run-aio.sh; runs on its own too:
 
     python tools/aio_lab.py --config-file .aio/ironic.conf --ipmi 2 --redfish 2
+
+The conductor drives IPMI BMCs with ``ipmitool``: without it the IPMI part
+of the lab is skipped, saying so (tools/install-system-deps.sh installs
+it). ``--describe FILE`` writes where the emulators listen and keep their
+state, as JSON, once the nodes are enrolled.
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ from __future__ import annotations
 import argparse
 import configparser
 import json
+import os
+import shutil
 import signal
 import sys
 import time
@@ -71,13 +78,41 @@ def _enroll(url: str, name: str, driver: str, driver_info: dict) -> None:
     print(f"  {name}: enrolled as {node['uuid']} ({driver})")
 
 
+def _ipmi_count(wanted: int) -> int:
+    if wanted and shutil.which("ipmitool") is None:
+        print(f"ipmitool is not installed: skipping the {wanted} emulated "
+              f"IPMI BMC(s); install it (tools/install-system-deps.sh) to "
+              f"drive IPMI nodes.", flush=True)
+        return 0
+    return wanted
+
+
+def _describe(path: str, ipmi, redfish) -> None:
+    """What tests and curious users need to look at the emulators."""
+    doc = {"ipmi": None if ipmi is None else {
+               "address": ipmi.address, "ports": ipmi.ports(),
+               "user": ipmi.user, "password": ipmi.password,
+               "state_dir": ipmi.state_dir},
+           "redfish": None if redfish is None else {
+               "url": redfish.url, "systems": redfish.systems(),
+               "user": redfish.user, "password": redfish.password,
+               "workdir": redfish.workdir}}
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        json.dump(doc, f)
+    os.replace(path + ".tmp", path)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config-file", required=True)
     parser.add_argument("--ipmi", type=int, default=2)
     parser.add_argument("--redfish", type=int, default=2)
     parser.add_argument("--api-timeout", type=float, default=120)
+    parser.add_argument("--describe", metavar="FILE",
+                        help="write the emulators' addresses and state "
+                             "directories here (JSON)")
     args = parser.parse_args(argv)
+    args.ipmi = _ipmi_count(args.ipmi)
 
     url = _api_url(args.config_file)
     emulators = []
@@ -106,7 +141,12 @@ def main(argv: list[str] | None = None) -> int:
         if redfish:
             print(f"    Redfish emulator: {redfish.url}/redfish/v1 "
                   f"(admin/password)")
-        print("Try: openstack baremetal node power on lab-ipmi-0")
+        if args.describe:
+            _describe(args.describe, ipmi, redfish)
+        if ipmi or redfish:
+            first = "lab-ipmi-0" if ipmi else "lab-redfish-0"
+            print(f"Try: openstack baremetal node power on {first}",
+                  flush=True)
         while not stop:
             time.sleep(1)
     except KeyboardInterrupt:

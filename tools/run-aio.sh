@@ -51,9 +51,24 @@ ensure_config() {
     fi
 }
 
+# The IPMI lab nodes are driven with ipmitool: install it when this user
+# may (root, or sudo without a password); otherwise aio_lab.py skips the
+# IPMI BMCs and says why.
+ensure_ipmitool() {
+    command -v ipmitool >/dev/null 2>&1 && return 0
+    if [ "$(id -u)" -eq 0 ] || sudo -n true 2>/dev/null; then
+        echo "ipmitool is missing: installing it for the IPMI lab nodes"
+        "$REPO/tools/install-system-deps.sh" \
+            || echo "Could not install ipmitool; the IPMI lab is skipped" >&2
+    fi
+}
+
 ensure_venv
 ensure_config
 LAB="${IRONIC_AIO_LAB:-2,2}"
+if [ "$LAB" != "0" ] && [ "${LAB%%,*}" != "0" ]; then
+    ensure_ipmitool
+fi
 if [ "$LAB" = "0" ]; then
     echo "Starting the all-in-one service with $CONF; Ctrl-C stops it"
     exec "$VENV/bin/ironic" --config-file "$CONF" "$@"
