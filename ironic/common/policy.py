@@ -234,6 +234,8 @@ def _conductor_rules() -> list[policy.RuleDefault]:
         _rule("baremetal:node:vmedia:detach", _ADMIN,
               "Detach the virtual media of a node", node + "/vmedia",
               "DELETE"),
+        _rule("baremetal:node:vmedia:get", _NODE_READER,
+              "Read the virtual media of a node", node + "/vmedia", "GET"),
         _rule("baremetal:node:set_maintenance", _ADMIN,
               "Put a node in maintenance", node + "/maintenance", "PUT"),
         _rule("baremetal:node:clear_maintenance", _ADMIN,
@@ -328,4 +330,3 @@ def node_list_project(context: RequestContext) -> str | None:
     if not context.project_id:
         raise exception.HTTPForbidden(resource="baremetal:node:list")
     return context.project_id
-

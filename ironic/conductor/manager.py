@@ -16,6 +16,7 @@ RPC API history (bump the minor for additions, keep old calls working):
           set_indicator_state
     1.7 - get_node_with_token and heartbeat (the ramdisk endpoints)
     1.8 - attach_virtual_media, detach_virtual_media
+    1.9 - get_virtual_media
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ from ironic.conductor import utils as cond_utils
 
 LOG = logging.getLogger(__name__)
 
-RPC_API_VERSION = "1.8"
+RPC_API_VERSION = "1.9"
 
 
 def _context(value: Any) -> ctx_mod.RequestContext:
@@ -199,6 +200,11 @@ class ConductorManager:
                 as task:
             vmedia.validate(task, "detach_virtual_media")
             task.spawn_after(vmedia.detach, task, device_types)
+
+    def get_virtual_media(self, context, node_id):
+        with self._task(context, node_id, "reading virtual media",
+                        shared=True) as task:
+            return vmedia.get(task)
 
     def set_console_mode(self, context, node_id, enabled):
         with self._task(context, node_id, "changing console mode") as task:

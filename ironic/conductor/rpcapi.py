@@ -151,6 +151,9 @@ class ConductorAPI:
         return self._call(context, node, "detach_virtual_media",
                           version="1.8", device_types=device_types)
 
+    def get_virtual_media(self, context, node) -> list[dict]:
+        return self._call(context, node, "get_virtual_media", version="1.9")
+
     def set_console_mode(self, context, node, enabled):
         return self._call(context, node, "set_console_mode",
                           enabled=enabled)

@@ -17,17 +17,30 @@ from ironic.drivers import base
 LOG = logging.getLogger(__name__)
 
 
-def validate(task: Any, action: str) -> None:
-    """400 when the node's management interface cannot do ``action``
-    (``attach_virtual_media`` or ``detach_virtual_media``)."""
+def _supporting(task: Any, action: str) -> Any:
+    """The management interface, validated; 400 when it cannot do
+    ``action`` (one of the ``*_virtual_media`` methods)."""
     mgmt = utils.interface(task, "management")
     if getattr(type(mgmt), action) is getattr(base.ManagementInterface,
                                               action):
         raise exception.UnsupportedDriverExtension(
             driver=task.node.driver, extension=action)
     mgmt.validate(task)
+    return mgmt
+
+
+def validate(task: Any, action: str) -> None:
+    """400 when the node's management interface cannot do ``action``
+    (``attach_virtual_media`` or ``detach_virtual_media``)."""
+    _supporting(task, action)
     task.node.last_error = None
     task.node.save()
+
+
+def get(task: Any) -> list[dict]:
+    """What the node's virtual drives hold now, asked of the BMC while the
+    caller waits (API 1.93)."""
+    return _supporting(task, "get_virtual_media").get_virtual_media(task)
 
 
 def attach(task: Any, device_type: str, image_url: str) -> None:

@@ -217,6 +217,12 @@ class ManagementInterface(BaseInterface):
         raise exception.UnsupportedDriverExtension(
             driver=task.node.driver, extension="detach_virtual_media")
 
+    def get_virtual_media(self, task: Any) -> list[dict]:
+        """The node's virtual drives: ``[{"media_types": [...],
+        "inserted": bool, "image": url or ""}, ...]``."""
+        raise exception.UnsupportedDriverExtension(
+            driver=task.node.driver, extension="get_virtual_media")
+
     # Indicators (LEDs): components from ironic.common.components, states
     # from ironic.common.indicator_states.
 

@@ -224,6 +224,17 @@ class FakeManagement(_NoProperties, base.ManagementInterface):
             media.pop(device_type, None)
         _set_internal(task, "fake_vmedia", media or None)
 
+    # The Redfish media types a real BMC would list for each device.
+    _VMEDIA_TYPES = {"cdrom": ["CD", "DVD"], "floppy": ["Floppy"],
+                     "disk": ["USBStick"]}
+
+    def get_virtual_media(self, task: Any) -> list[dict]:
+        media = (task.node.driver_internal_info or {}).get(
+            "fake_vmedia") or {}
+        return [{"media_types": self._VMEDIA_TYPES[device],
+                 "inserted": device in media, "image": media.get(device, "")}
+                for device in self._VMEDIA]
+
 
 class FakeBoot(_NoProperties, base.BootInterface):
     capabilities = ("ramdisk_boot",)

@@ -107,6 +107,9 @@ class RedfishManagement(base.ManagementInterface):
                              device_types: list[str] | None = None) -> None:
         redfish_vmedia.eject(system_of(task), device_types)
 
+    def get_virtual_media(self, task: Any) -> list[dict]:
+        return redfish_vmedia.describe(system_of(task))
+
     def get_supported_indicators(self, task: Any,
                                  component: str | None = None
                                  ) -> dict[str, dict[str, list[str]]]:

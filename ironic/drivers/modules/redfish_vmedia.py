@@ -62,6 +62,23 @@ def devices(system, device_type: str) -> list:
             if any(t in wanted for t in (m.media_types or []))]
 
 
+def describe(system) -> list[dict]:
+    """Every virtual drive of ``system``: its media types (Redfish names),
+    whether something is inserted and the image URL ("" when none)."""
+    try:
+        members = system.virtual_media.get_members()
+    except sushy.exceptions.MissingAttributeError as e:
+        raise exception.InvalidParameterValue(
+            err=f"The BMC has no virtual media devices: {e}") from e
+    except sushy.exceptions.SushyError as e:
+        raise exception.IronicException(
+            f"Redfish virtual media listing failed: {e}") from e
+    return [{"media_types": [getattr(t, "value", t)
+                             for t in m.media_types or []],
+             "inserted": bool(m.inserted), "image": m.image or ""}
+            for m in members]
+
+
 def insert(system, device_type: str, url: str) -> None:
     """Eject what the devices of ``device_type`` hold, insert ``url``."""
     found = devices(system, device_type)

@@ -115,3 +115,32 @@ def test_vendor_passthru_ejects_media(env, bmc, images):
     assert resp.status_int == 202, resp.body
     assert env[1].pool.wait_idle(30)
     assert _drives(bmc) == {"Cd": (False, ""), "Floppy": (False, "")}
+
+
+def test_get_reads_the_drives_from_the_bmc(env, bmc, images, monkeypatch):
+    """1.93: GET answers what the emulator's drives hold, whoever put it
+    there (here the API, then the BMC's own eject)."""
+    from ironic.api.controllers.v1 import versions
+    monkeypatch.setattr(versions, "MAX_VERSION", 93)
+    api = env[0]
+    uuid = _node(env, bmc)
+    _done(env, api.delete(f"/v1/nodes/{uuid}/vmedia"))
+    resp = api.get(f"/v1/nodes/{uuid}/vmedia", version="1.93")
+    assert resp.status_int == 200, resp.body
+    assert resp.json == [
+        {"media_types": ["CD", "DVD"], "inserted": False, "image": ""},
+        {"media_types": ["Floppy", "USBStick"], "inserted": False,
+         "image": ""}]
+    _done(env, api.post(f"/v1/nodes/{uuid}/vmedia", {
+        "device_type": "cdrom", "image_url": images.url("boot.iso")}))
+    got = api.get(f"/v1/nodes/{uuid}/vmedia", version="1.93").json
+    assert got[0] == {"media_types": ["CD", "DVD"], "inserted": True,
+                      "image": images.url("boot.iso")}
+    # Ejected behind the service's back: GET asks the BMC, not a cache.
+    for drive in emulator_system(bmc).virtual_media.get_members():
+        if drive.inserted:
+            drive.eject_media()
+    got = api.get(f"/v1/nodes/{uuid}/vmedia", version="1.93").json
+    assert [d["inserted"] for d in got] == [False, False]
+    assert api.get(f"/v1/nodes/{uuid}/vmedia",
+                   version="1.92").status_int == 404

@@ -1,4 +1,5 @@
-"""``/v1/nodes/{node}/vmedia`` (1.89): attach and detach virtual media.
+"""``/v1/nodes/{node}/vmedia`` (1.89): attach and detach virtual media;
+from 1.93 GET lists the node's virtual drives and what they hold.
 
 POST inserts an image into one virtual device of the node; DELETE ejects
 the media of the given device types (``device_types``, a comma-separated
@@ -77,6 +78,19 @@ def _body_device_types():
 
 
 class VmediaController(node_sub._NodeSub):
+    @expose()
+    @api_method(min_version=93)
+    def get_all(self, **params):
+        """The node's virtual drives, as its BMC reports them now: a JSON
+        list of {"media_types", "inserted", "image"}."""
+        if params:
+            raise exception.InvalidParameterValue(
+                err=f"Unknown query parameter(s): "
+                    f"{', '.join(sorted(params))}")
+        node = self._node()
+        _authorize("baremetal:node:vmedia:get", node)
+        return rpcapi.get_api().get_virtual_media(method.context(), node)
+
     @expose()
     @api_method(min_version=89, status=204)
     def post(self):

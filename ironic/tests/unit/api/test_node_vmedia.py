@@ -142,3 +142,68 @@ def test_a_failing_attach_lands_in_last_error(env, monkeypatch):
     error = _media(env, uuid)[1]["last_error"]
     assert "the BMC refused the image" in error
     assert URL in error
+
+
+# -- GET (1.93) -------------------------------------------------------------
+
+def _drives(api, uuid, version="1.93"):
+    resp = api.get(f"/v1/nodes/{uuid}/vmedia", version=version)
+    assert resp.status_int == 200, resp.body
+    return resp.json
+
+
+def test_get_lists_the_drives_from_1_93(env):
+    api, svc = env
+    uuid = _node(api)
+    assert api.get(f"/v1/nodes/{uuid}/vmedia",
+                   version="1.92").status_int == 404
+    empty = _drives(api, uuid)
+    # A bare list, one entry per drive, as the reference answers.
+    assert empty == [
+        {"media_types": ["CD", "DVD"], "inserted": False, "image": ""},
+        {"media_types": ["Floppy"], "inserted": False, "image": ""},
+        {"media_types": ["USBStick"], "inserted": False, "image": ""}]
+    resp = api.post(f"/v1/nodes/{uuid}/vmedia", {
+        "device_type": "cdrom", "image_url": URL}, version=V)
+    assert resp.status_int == 204, resp.body
+    assert svc.pool.wait_idle(10)
+    drives = _drives(api, uuid)
+    assert drives[0] == {"media_types": ["CD", "DVD"], "inserted": True,
+                         "image": URL}
+    assert not drives[1]["inserted"] and not drives[2]["inserted"]
+    assert api.delete(f"/v1/nodes/{uuid}/vmedia",
+                      version=V).status_int == 204
+    assert svc.pool.wait_idle(10)
+    assert _drives(api, uuid) == empty
+
+
+def test_get_bad_requests(env):
+    api, _ = env
+    uuid = _node(api)
+    assert api.get(f"/v1/nodes/{uuid}/vmedia?x=1",
+                   version="1.93").status_int == 400
+    assert api.get("/v1/nodes/nope/vmedia", version="1.93").status_int == \
+        404
+    # Reading shares the node: a node another task holds is still read.
+    from ironic.objects.node import Node
+    node = Node.get(uuid)
+    node.reservation = "another-conductor"
+    node.save()
+    assert api.get(f"/v1/nodes/{uuid}/vmedia",
+                   version="1.93").status_int == 200
+    assert api.post(f"/v1/nodes/{uuid}/vmedia", {
+        "device_type": "cdrom", "image_url": URL},
+        version=V).status_int == 409
+
+
+def test_get_unsupported_by_the_management_interface(env, monkeypatch):
+    from ironic.drivers import base
+    from ironic.drivers.modules import fake
+    api, _ = env
+    uuid = _node(api)
+    # A management interface without virtual media (the base's answer).
+    monkeypatch.setattr(fake.FakeManagement, "get_virtual_media",
+                        base.ManagementInterface.get_virtual_media)
+    resp = api.get(f"/v1/nodes/{uuid}/vmedia", version="1.93")
+    assert resp.status_int == 400
+    assert "get_virtual_media" in error_message(resp)
