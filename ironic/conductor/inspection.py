@@ -7,6 +7,7 @@ import logging
 from typing import Any
 
 from ironic.common import exception, states
+from ironic.common.inspection_rules import engine as rules
 from ironic.conductor import utils
 from ironic.db import api as db_api
 
@@ -91,6 +92,9 @@ def continue_inspection(task: Any, inventory: dict,
         if result == states.INSPECTWAIT:
             task.process_event("wait")
             return
+        # After the hooks, before the data is stored: rules may change
+        # the plugin data, and a failing rule fails the inspection.
+        rules.apply_rules(task, inventory, plugin_data)
         db_api.get_instance().set_node_inventory(node.id, inventory,
                                                  plugin_data)
     except Exception as e:  # noqa: BLE001 - recorded on the node

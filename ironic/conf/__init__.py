@@ -17,6 +17,7 @@ from ironic.conf import (
     deploy,
     dhcp,
     fake,
+    inspection_rules,
     inspector,
     ipmi,
     metrics,
@@ -39,6 +40,7 @@ ipmi.register_opts(CONF)
 redfish.register_opts(CONF)
 fake.register_opts(CONF)
 inspector.register_opts(CONF)
+inspection_rules.register_opts(CONF)
 agent.register_opts(CONF)
 agent_containers.register_opts(CONF)
 metrics.register_opts(CONF)

@@ -1,0 +1,127 @@
+"""What a valid inspection rule looks like.
+
+Used for rules created or patched through the API and for the built-in
+rules file, so both are held to the same checks: the JSON schema, then the
+arguments of every condition and action against its plugin.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import jsonschema
+
+from ironic.common import exception, utils
+from ironic.common.inspection_rules import actions, operators
+from ironic.common.inspection_rules.plugin import ArgumentError
+
+PHASES = ("main",)
+MAX_USER_PRIORITY = 9999
+
+_ARGS = {"type": ["array", "object"]}
+_CONDITION = {
+    "type": "object",
+    "properties": {
+        "op": {"enum": list(operators.OPERATORS) +
+               [f"!{op}" for op in operators.OPERATORS]},
+        "args": _ARGS,
+        "multiple": {"enum": list(operators.MULTIPLE)},
+        "loop": _ARGS,
+    },
+    "required": ["op", "args"],
+}
+_ACTION = {
+    "type": "object",
+    "properties": {
+        "op": {"enum": list(actions.ACTIONS)},
+        "args": _ARGS,
+        "loop": _ARGS,
+    },
+    "required": ["op", "args"],
+}
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "uuid": {"type": ["string", "null"]},
+        "description": {"type": ["string", "null"], "maxLength": 255},
+        "priority": {"type": "integer", "minimum": 0},
+        "sensitive": {"type": ["boolean", "null"]},
+        "phase": {"type": ["string", "null"], "maxLength": 16},
+        "conditions": {"type": ["array", "null"], "items": _CONDITION},
+        "actions": {"type": "array", "minItems": 1, "items": _ACTION},
+    },
+    "required": ["actions"],
+    "additionalProperties": False,
+}
+# Built-in rules may run before (priority above 9999) or after (below 0)
+# every rule an API user can write.
+_BUILT_IN_SCHEMA = copy.deepcopy(SCHEMA)
+del _BUILT_IN_SCHEMA["properties"]["priority"]["minimum"]
+_VALIDATORS = {False: jsonschema.Draft202012Validator(SCHEMA),
+               True: jsonschema.Draft202012Validator(_BUILT_IN_SCHEMA)}
+
+
+def _schema_errors(doc: Any, built_in: bool) -> None:
+    error = jsonschema.exceptions.best_match(
+        _VALIDATORS[built_in].iter_errors(doc))
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path)
+        prefix = "Invalid inspection rule" + (
+            f" field '{where}'" if where else "")
+        raise exception.InvalidInspectionRule(
+            reason=f"{prefix}: {error.message}")
+
+
+def _step(step: dict, kind: str, index: int, errors: list[str]) -> dict:
+    """The stored form of one condition or action (unknown keys dropped)."""
+    out = {"op": step["op"], "args": step["args"]}
+    for key in ("loop", "multiple"):
+        if key in step:
+            out[key] = step[key]
+    try:
+        plugin = operators.get(step["op"])[0] if kind == "condition" \
+            else actions.get(step["op"])
+        plugin.validate(step["args"], in_loop=bool(step.get("loop")))
+    except (ArgumentError, ValueError) as e:
+        errors.append(f"{kind} {index} ({step['op']}): {e}")
+    return out
+
+
+def _priority(value: int, built_in: bool) -> list[str]:
+    if not built_in and value > MAX_USER_PRIORITY:
+        return [f"Priority must be between 0 and {MAX_USER_PRIORITY} for "
+                f"user-defined rules."]
+    return []
+
+
+def validate_rule(doc: Any, built_in: bool = False) -> dict[str, Any]:
+    """The rule ``doc`` normalized for storage; ``InvalidInspectionRule``
+    (400) listing every problem found otherwise."""
+    _schema_errors(doc, built_in)
+    rule: dict[str, Any] = {
+        "description": doc.get("description"),
+        "priority": doc.get("priority", 0),
+        "sensitive": bool(doc.get("sensitive")),
+        "phase": doc.get("phase") or "main",
+    }
+    if doc.get("uuid") is not None:
+        if not utils.is_uuid_like(doc["uuid"]):
+            raise exception.InvalidInspectionRule(
+                reason=f"Expected a UUID but received {doc['uuid']}.")
+        rule["uuid"] = utils.normalize_uuid(doc["uuid"])
+    errors = _priority(rule["priority"], built_in)
+    if rule["phase"] not in PHASES:
+        errors.append(f"Invalid phase: {rule['phase']}. Valid phases are: "
+                      f"{', '.join(PHASES)}")
+    rule["conditions"] = [_step(c, "condition", i, errors)
+                          for i, c in enumerate(doc.get("conditions") or [])]
+    rule["actions"] = [_step(a, "action", i, errors)
+                       for i, a in enumerate(doc["actions"])]
+    if len(errors) == 1:
+        raise exception.InvalidInspectionRule(reason=errors[0])
+    if errors:
+        raise exception.InvalidInspectionRule(
+            reason=f"Multiple validation errors occurred: "
+                   f"{'; '.join(errors)}")
+    return rule
