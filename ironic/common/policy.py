@@ -72,6 +72,9 @@ def _node_extra_rules() -> list[policy.RuleDefault]:
         rules.append(_rule(f"baremetal:runbook:{verb}", check,
                            f"{verb.capitalize()} runbooks", "/runbooks",
                            method))
+        rules.append(_rule(f"baremetal:inspection_rule:{verb}", check,
+                           f"{verb.capitalize()} inspection rules",
+                           "/inspection_rules", method))
     # Running a runbook (1.92): administrators, members of the project
     # owning it, anyone when it is public.
     rules.append(_rule(
@@ -330,3 +333,4 @@ def node_list_project(context: RequestContext) -> str | None:
     if not context.project_id:
         raise exception.HTTPForbidden(resource="baremetal:node:list")
     return context.project_id
+

@@ -11,6 +11,7 @@ from ironic.api.controllers.v1 import (
     deploy_template,
     driver,
     event,
+    inspection_rule,
     node,
     node_actions,
     node_data,
@@ -33,7 +34,7 @@ _RESOURCES = {"nodes": 1, "ports": 1, "chassis": 1, "drivers": 1,
               "portgroups": 23, "lookup": 22, "heartbeat": 22,
               "conductors": 49, "volume": 32, "events": 54,
               "deploy_templates": 55, "runbooks": 92, "allocations": 52,
-              "shards": 82}
+              "shards": 82, "inspection_rules": 96}
 
 # Node sub-resources served by other resource modules.
 node.NodesController._subcontrollers.update({
@@ -67,6 +68,7 @@ class V1Controller:
     events = event.EventsController()
     deploy_templates = deploy_template.DeployTemplatesController()
     runbooks = runbook.RunbooksController()
+    inspection_rules = inspection_rule.InspectionRulesController()
     allocations = allocation.AllocationsController()
     shards = shard.ShardsController()
     continue_inspection = ramdisk.ContinueInspectionController()

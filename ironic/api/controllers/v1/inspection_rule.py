@@ -1,0 +1,202 @@
+"""/v1/inspection_rules (1.96): rules applied to inspection data.
+
+A rule's conditions are checked against the data in-band inspection
+collects; when they all hold its actions change the node, its ports or the
+plugin data (``ironic.common.inspection_rules``). Here rules are stored,
+validated and served. The conditions and actions of a sensitive rule are
+never shown (``null``), and a rule cannot stop being sensitive. Built-in
+rules come from the configuration, not from this API.
+
+Below 1.96 reading answers 404 and writing 405, as the reference does.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any, Callable
+
+import pecan
+from pecan import rest
+
+from ironic.api import method
+from ironic.api.controllers.v1 import resource
+from ironic.api.controllers.v1 import utils as api_utils
+from ironic.api.method import api_method, expose
+from ironic.common import exception, policy, utils
+from ironic.common.inspection_rules import validation
+from ironic.db import api as db_api
+from ironic.db.sqlalchemy import models
+from ironic.objects.inspection_rule import InspectionRule
+
+MIN_VERSION = 96
+# The order of a rule's fields in responses.
+_ORDER = ("uuid", "created_at", "updated_at", "description", "priority",
+          "sensitive", "phase", "conditions", "actions", "links")
+_EDITABLE = ("description", "priority", "sensitive", "phase", "conditions",
+             "actions")
+SPEC = resource.Spec(
+    singular="inspection rule", collection="inspection_rules",
+    obj_cls=InspectionRule, model=models.InspectionRule,
+    api_fields={"links": MIN_VERSION},
+    default_fields=("uuid", "description", "priority", "phase", "links"))
+
+
+class _TooOld(exception.IronicException):
+    _msg_fmt = "The API version does not allow inspection rules"
+    safe = True
+
+
+def _since(too_old: int) -> Callable:
+    """Declare the handler's first version and the status below it."""
+    def decorate(func: Callable) -> Callable:
+        @functools.wraps(func)
+        def handler(*args: Any, **kwargs: Any) -> Any:
+            if method.version() < MIN_VERSION:
+                error = _TooOld()
+                error.code = too_old
+                raise error
+            return func(*args, **kwargs)
+        return handler
+    return decorate
+
+
+def _steps(steps: list[dict], conditions: bool) -> list[dict]:
+    """Conditions or actions as the API shows them."""
+    out = []
+    for step in steps or []:
+        shown = {"op": step["op"], "args": step["args"]}
+        if step.get("loop"):
+            shown["loop"] = step["loop"]
+            if conditions:
+                shown["multiple"] = step.get("multiple") or "any"
+        out.append(shown)
+    return out
+
+
+def _view(rule: Any, fields: list[str] | tuple) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in _ORDER:
+        if name not in fields:
+            continue
+        if name == "links":
+            out[name] = api_utils.link("inspection_rules", rule.uuid)
+        elif name in ("created_at", "updated_at"):
+            out[name] = resource.iso(getattr(rule, name))
+        elif name in ("conditions", "actions"):
+            out[name] = None if rule.sensitive else _steps(
+                getattr(rule, name), name == "conditions")
+        else:
+            out[name] = getattr(rule, name)
+    return out
+
+
+def _get(ident: str) -> InspectionRule:
+    if not utils.is_uuid_like(ident):
+        raise exception.InvalidUUID(uuid=ident)
+    return InspectionRule.get(ident)
+
+
+def _list(params: dict[str, Any], ver: int) -> dict:
+    args = resource.list_args(SPEC, params, detail=False, ver=ver,
+                              filters=("phase",))
+    filters = []
+    if params.get("phase") is not None:
+        filters.append(models.InspectionRule.phase == params["phase"])
+    rows = db_api.get_instance().get_inspection_rule_list(
+        filters, limit=args.limit, marker=args.marker,
+        sort_key=args.sort_key, sort_dir=args.sort_dir)
+    return api_utils.collection(
+        "inspection_rules", [_view(r, args.fields) for r in rows],
+        args.limit, "inspection_rules", params,
+        rows[-1].uuid if rows else None)
+
+
+def _from_cli(body: Any) -> Any:
+    """``openstack baremetal inspection rule create`` sends ``--priority``
+    and ``--sensitive`` as the strings typed; take them for what they
+    mean (anything else still fails validation)."""
+    if not isinstance(body, dict):
+        return body
+    body = dict(body)
+    priority = body.get("priority")
+    if isinstance(priority, str) and re.fullmatch(r"\s*-?\d+\s*", priority):
+        body["priority"] = int(priority)
+    if isinstance(body.get("sensitive"), str):
+        body["sensitive"] = resource.as_bool(body["sensitive"], "sensitive")
+    return body
+
+
+def _patched(rule: InspectionRule, patch: list) -> dict[str, Any]:
+    """The rule's editable fields after ``patch``, validated."""
+    current = {"uuid": rule.uuid,
+               **{name: getattr(rule, name) for name in _EDITABLE}}
+    patched = api_utils.apply_patch(
+        current, patch, read_only={"uuid", "created_at", "updated_at",
+                                   "links"},
+        required=("actions",), allowed_roots=set(_EDITABLE))
+    values = validation.validate_rule(patched)
+    if rule.sensitive and not values["sensitive"]:
+        raise exception.PatchError(
+            patch=patch,
+            reason="Inspection rules cannot have the sensitive flag unset.")
+    return values
+
+
+class InspectionRulesController(rest.RestController):
+    @expose()
+    def _lookup(self, ident, *remainder):
+        if not remainder:
+            # No handler of this controller takes the method on an item.
+            raise method.MethodNotAllowed()
+        pecan.abort(404)
+
+    @expose()
+    @api_method()
+    @_since(404)
+    def get_all(self, **params):
+        policy.authorize("baremetal:inspection_rule:get", method.context())
+        return _list(params, method.version())
+
+    @expose()
+    @api_method()
+    @_since(404)
+    def get_one(self, ident, **params):
+        policy.authorize("baremetal:inspection_rule:get", method.context())
+        fields = resource.one_args(SPEC, params, method.version())
+        return _view(_get(ident), fields)
+
+    @expose()
+    @api_method(status=201)
+    @_since(405)
+    def post(self):
+        policy.authorize("baremetal:inspection_rule:create",
+                         method.context())
+        body = _from_cli(method.json_body())
+        rule = InspectionRule(**validation.validate_rule(body))
+        rule.create()
+        pecan.response.location = (f"{method.public_url()}/v1/"
+                                   f"inspection_rules/{rule.uuid}")
+        return _view(rule, _ORDER)
+
+    @expose()
+    @api_method()
+    @_since(405)
+    def patch(self, ident):
+        policy.authorize("baremetal:inspection_rule:update",
+                         method.context())
+        patch = method.json_body(list)
+        rule = _get(ident)
+        for name, value in _patched(rule, patch).items():
+            if name != "uuid" and getattr(rule, name) != value:
+                setattr(rule, name, value)
+        rule.save()
+        return _view(rule, _ORDER)
+
+    @expose()
+    @api_method(status=204)
+    @_since(405)
+    def delete(self, ident):
+        policy.authorize("baremetal:inspection_rule:delete",
+                         method.context())
+        _get(ident).destroy()
