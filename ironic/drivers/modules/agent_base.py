@@ -59,6 +59,17 @@ def ramdisk_params(task: Any) -> dict[str, str]:
     return {"ipa-api-url": api_url()}
 
 
+def power_off(task: Any) -> None:
+    """Power off (reboot when the node may not be powered off), keeping
+    last_error: tear downs run after failures and aborts whose reason the
+    successful power action would otherwise erase."""
+    kept = task.node.last_error
+    cond_power.power_off_or_reboot(task)
+    if kept and task.node.last_error is None:
+        task.node.last_error = kept
+        task.node.save()
+
+
 def step_id(step: dict) -> str:
     return f"{step.get('interface')}.{step.get('step')}"
 
@@ -300,7 +311,7 @@ class AgentStepsMixin:
             return
         agent_state.AgentInfo(node).clear_pending_command()
         if status == agent_client.SUCCEEDED:
-            self._step_done(task, kind, current)
+            self._step_done(task, kind, current, result)
         elif status in agent_client.VERSION_MISMATCH:
             self._version_mismatch(task, kind)
         else:
@@ -321,8 +332,15 @@ class AgentStepsMixin:
         return (ran.get("interface"), ran.get("step")) == \
             (current.get("interface"), current.get("step"))
 
-    def _step_done(self, task: Any, kind: str, current: dict) -> None:
+    def _step_done(self, task: Any, kind: str, current: dict,
+                   result: dict | None = None) -> None:
         node = task.node
+        # The interface that owns the step may record what it produced
+        # (e.g. the RAID configuration the agent built) before moving on.
+        owner = getattr(task.driver, current.get("interface") or "", None)
+        finished = getattr(owner, "agent_step_finished", None)
+        if finished is not None:
+            finished(task, kind, current, result or {})
         if current.get("reboot_requested"):
             LOG.info("Node %s: step %s asked for a reboot", node.uuid,
                      step_id(current))
@@ -414,7 +432,7 @@ class AgentCleaningMixin:
         node = task.node
         agent_state.AgentInfo(node).forget_operation()
         task.driver.boot.clean_up_ramdisk(task)
-        cond_power.power_off_or_reboot(task)
+        power_off(task)
         node.save()
 
 
@@ -441,7 +459,7 @@ class AgentDeployBase(AgentStepsMixin, AgentCleaningMixin,
             task.driver.boot.prepare_instance(task)
 
     def tear_down(self, task: Any) -> str:
-        cond_power.power_off_or_reboot(task)
+        power_off(task)
         task.driver.storage.detach_volumes(task)
         network = task.driver.network
         network.unconfigure_tenant_networks(task)

@@ -269,9 +269,10 @@ class AgentEmulator:
                                        f"/v1/heartbeat/{node['uuid']}", body)
         if status == 202:
             self.heartbeats += 1
-        elif status in (400, 404):
+        elif status == 404 or (status == 400 and "token" in str(answer)):
             # The service forgot this agent: the node was rebooted or
-            # powered off, or it is gone.
+            # powered off (its token is gone), or the node is gone. Other
+            # errors (no conductor yet, node locked) are tried again.
             self._reset(f"heartbeat answered {status}: {answer}")
 
     # -- the command side -------------------------------------------------
