@@ -11,6 +11,7 @@ refused: a rule must not be able to reach into the service's internals.
 from __future__ import annotations
 
 import logging
+import re
 import string
 from typing import Any
 
@@ -28,6 +29,13 @@ class _Formatter(string.Formatter):
             if part.startswith("_"):
                 raise UnsafeReference(field_name)
         return super().get_field(field_name, args, kwargs)
+
+    def format_field(self, value: Any, format_spec: str) -> Any:
+        # "{x:>999999999}" would build a gigabyte string.
+        if re.search(r"\d{4,}", format_spec):
+            raise ValueError(f"format width in {format_spec!r} is too "
+                             f"large")
+        return super().format_field(value, format_spec)
 
 
 _FORMATTER = _Formatter()

@@ -132,6 +132,13 @@ def test_private_attributes_are_not_reachable():
     assert interpolation.render(text, {"node": object()}) == text
 
 
+def test_huge_format_widths_are_refused():
+    variables = _scope().variables()
+    assert interpolation.render("{node.uuid:>5}", variables) == "node-1"
+    assert interpolation.render("{node.uuid:>99999999}", variables) == \
+        "{node.uuid:>99999999}"
+
+
 @pytest.mark.parametrize("multiple, expected", [
     ("any", True), ("all", False), ("first", False), ("last", True),
 ])
