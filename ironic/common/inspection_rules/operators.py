@@ -56,6 +56,7 @@ class _Compare(Operator):
                           f"{type(values).__name__}")
         if force_strings:
             values = [str(v) for v in values]
+        values = self.prepare(values)
         try:
             return all(type(self).compare(a, b)
                        for a, b in zip(values, values[1:], strict=False))
@@ -63,15 +64,47 @@ class _Compare(Operator):
             raise Failure(f"cannot compare {values!r}: {e}") from e
 
 
+    def prepare(self, values: list) -> list:
+        return values
+
+
+_NUMBER = re.compile(r"\s*[-+]?\d+(\.\d*)?([eE][-+]?\d+)?\s*")
+
+
+def _numbers(values: list) -> list | None:
+    """``values`` as numbers when every one is a number or reads as one."""
+    out = []
+    for value in values:
+        if isinstance(value, bool):
+            return None
+        if isinstance(value, (int, float)):
+            out.append(value)
+        elif isinstance(value, str) and _NUMBER.fullmatch(value):
+            out.append(float(value))
+        else:
+            return None
+    return out
+
+
+class _Ordering(_Compare):
+    """References render to strings: "131072" must still be more than
+    "65535", so numbers (and strings that read as numbers) compare as
+    numbers."""
+
+    def prepare(self, values: list) -> list:
+        numbers = _numbers(values)
+        return values if numbers is None else numbers
+
+
 class Eq(_Compare):
     compare = staticmethod(operator.eq)
 
 
-class Lt(_Compare):
+class Lt(_Ordering):
     compare = staticmethod(operator.lt)
 
 
-class Gt(_Compare):
+class Gt(_Ordering):
     compare = staticmethod(operator.gt)
 
 

@@ -38,6 +38,11 @@ def check(op, args, scope=None, **extra):
     # A reference renders to a string, as in the reference service.
     ("eq", ["{inventory[cpu][count]}", 4], False),
     ("eq", ["{inventory[cpu][count]}", "4"], True),
+    # Orderings compare numbers, even rendered ones.
+    ("gt", ["{inventory[memory][physical_mb]}", "512"], True),
+    ("gt", ["{inventory[memory][physical_mb]}", 65536], False),
+    ("lt", ["9", "10", 10.5], True), ("lt", ["b", "a"], False),
+    ("lt", ["a", "b"], True), ("gt", [True, False], True),
 ])
 def test_comparisons(op, values, expected):
     assert check(op, {"values": values}) is expected
