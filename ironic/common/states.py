@@ -193,11 +193,14 @@ _TRANSITIONS: tuple[tuple[str, str, str], ...] = (
     (SERVICEWAIT, "hold", SERVICEHOLD),
     (SERVICEWAIT, "fail", SERVICEFAIL),
     (SERVICEWAIT, "abort", SERVICEFAIL),
+    (SERVICEWAIT, "deleted", DELETING),
     (SERVICEHOLD, "unhold", SERVICEWAIT),
     (SERVICEHOLD, "abort", SERVICEFAIL),
+    (SERVICEHOLD, "service", SERVICING),
     (SERVICEFAIL, "service", SERVICING),
     (SERVICEFAIL, "rescue", RESCUING),
     (SERVICEFAIL, "abort", ACTIVE),
+    (SERVICEFAIL, "deleted", DELETING),
 )
 
 # Events the conductor raises itself (drawn in gray in the diagram).
