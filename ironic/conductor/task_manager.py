@@ -37,6 +37,9 @@ LOG = logging.getLogger(__name__)
 # Set when the service stops: lock retries and waits end early.
 SHUTDOWN = threading.Event()
 _KEEP = object()
+# Events that mean something went wrong (or was stopped): each is recorded
+# in the node's history.
+_FAILURE_EVENTS = frozenset({"fail", "error", "abort"})
 
 _DEFAULT_POOL: workers.WorkerPool | None = None
 _POOL_LOCK = threading.Lock()
@@ -267,13 +270,20 @@ class TaskManager:
         node.save()
         LOG.info("Node %s moved from %s to %s on %s", node.uuid, current,
                  new, event)
-        if new in states.FAILURE_STATES or new == states.ERROR or \
-                event == "abort":
-            from ironic.conductor import utils
-            utils.record_history(
-                self, node.last_error or f"{current} -> {new} on {event}",
-                severity="ERROR" if new != states.ACTIVE else "INFO",
-                snapshot=left)
+        if event in _FAILURE_EVENTS or new in states.FAILURE_STATES:
+            self._record_failure(current, new, event, left)
+
+    def _record_failure(self, current: str, new: str, event: str,
+                        left: tuple | None = None) -> None:
+        """One history entry per failure or abort, typed by the flow that
+        failed (a failed verify goes back to enroll, not a failed state,
+        and is recorded all the same)."""
+        from ironic.conductor import utils
+        utils.record_history(
+            self, self.node.last_error or f"{current} -> {new} on {event}",
+            event_type=utils.event_type_for(current),
+            severity="INFO" if new == states.ACTIVE else "ERROR",
+            snapshot=left)
 
     def spawn_after(self, callback: Callable, *args: Any,
                     **kwargs: Any) -> None:

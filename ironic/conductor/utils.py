@@ -6,7 +6,7 @@ import datetime
 import logging
 from typing import Any, Callable
 
-from ironic.common import hash_ring
+from ironic.common import hash_ring, states
 
 LOG = logging.getLogger(__name__)
 
@@ -32,6 +32,29 @@ def fail(task: Any, event: str, message: str,
             LOG.exception("Node %s: clean-up after failure failed",
                           task.node.uuid)
     task.process_event(event, last_error=message)
+
+
+# The history event_type of a failure, by the state the node was in when
+# it happened: the words the public service uses for each flow.
+_EVENT_TYPES = {
+    states.VERIFYING: "verify",
+    states.INSPECTING: "introspection", states.INSPECTWAIT: "introspection",
+    states.CLEANING: "cleaning", states.CLEANWAIT: "cleaning",
+    states.CLEANHOLD: "cleaning",
+    states.DEPLOYING: "deploying", states.DEPLOYWAIT: "deploying",
+    states.DEPLOYHOLD: "deploying",
+    states.DELETING: "unprovision",
+    states.ADOPTING: "adoption",
+    states.RESCUING: "rescue", states.RESCUEWAIT: "rescue",
+    states.UNRESCUING: "rescue",
+    states.SERVICING: "servicing", states.SERVICEWAIT: "servicing",
+    states.SERVICEHOLD: "servicing", states.SERVICEFAIL: "servicing",
+}
+
+
+def event_type_for(state: str | None) -> str:
+    """The history event_type of something going wrong in ``state``."""
+    return _EVENT_TYPES.get(state, "provisioning")
 
 
 #: (provision_state, target_provision_state, provision_updated_at) of a
