@@ -23,6 +23,26 @@ def _manual(node: Any) -> bool:
     return node.target_provision_state == states.MANAGEABLE
 
 
+def start_provide(task: Any) -> None:
+    """The ``provide`` verb: automated cleaning, then available."""
+    from ironic.common import exception
+    if task.node.retired:
+        raise exception.NodeIsRetired(op="provide", node=task.node.uuid)
+    task.process_event("provide", callback=do_node_clean, call_args=(task,),
+                       target_state=states.AVAILABLE)
+
+
+def start_manual(task: Any, clean_steps: list[dict],
+                 disable_ramdisk: bool = False) -> None:
+    """The ``clean`` verb: the steps are checked before the node moves;
+    manual cleaning ends in manageable."""
+    task.check_event("clean")
+    steps.manual(task, KIND, clean_steps, disable_ramdisk)
+    task.process_event("clean", callback=do_node_clean,
+                       call_args=(task, clean_steps, disable_ramdisk),
+                       target_state=states.MANAGEABLE)
+
+
 def do_node_clean(task: Any, clean_steps: list[dict] | None = None,
                   disable_ramdisk: bool = False) -> None:
     """Worker: prepare, gather the steps and run them (node in CLEANING)."""
@@ -72,10 +92,11 @@ def _run(task: Any, start: int) -> None:
 
 
 def _tear_down(task: Any) -> None:
+    # The flag goes first: a tear down that fails must not leave it behind.
     info = task.node.driver_internal_info or {}
+    utils.set_internal(task.node, cleaning_disable_ramdisk=None)
     if not info.get("cleaning_disable_ramdisk"):
         utils.interface(task, "deploy").tear_down_cleaning(task)
-    utils.set_internal(task.node, cleaning_disable_ramdisk=None)
 
 
 def _finish(task: Any, cleaned: bool = True) -> None:
@@ -114,11 +135,8 @@ fail = _fail
 
 
 def abort(task: Any) -> None:
-    """Worker after ``abort`` moved the node to CLEAN FAILED."""
-    try:
-        _tear_down(task)
-    except Exception:  # noqa: BLE001 - abort must finish
-        LOG.exception("Tear down after aborted cleaning of %s failed",
-                      task.node.uuid)
+    """Undo cleaning stopped in clean wait or clean hold (an abort or a
+    timeout): forget the steps, shut the ramdisk down. A failure of the
+    tear down is the caller's to record."""
     steps.StepState(task.node, KIND).clear()
-    task.node.save()
+    _tear_down(task)

@@ -6,11 +6,12 @@ import logging
 from typing import Any
 
 from ironic.common import configdrive as configdrive_mod
-from ironic.common import states
+from ironic.common import exception, states
 from ironic.conductor import (
     allocations,
     cleaning,
     deploy_templates,
+    power,
     steps,
     utils,
 )
@@ -43,6 +44,36 @@ def plan(task: Any) -> list[dict]:
 def replan(task: Any) -> None:
     """The agent reported its deploy steps: plan again, checking them."""
     steps.keep_position(task, KIND, plan(task))
+
+
+def start_deploy(task: Any, rebuild: bool = False, configdrive: Any = None,
+                 deploy_steps: list[dict] | None = None) -> None:
+    """The ``deploy``/``active`` and ``rebuild`` verbs: every check that
+    can fail is made before the node moves."""
+    event = "rebuild" if rebuild else "deploy"
+    task.check_event(event, "rebuild" if rebuild else "active")
+    if rebuild and task.node.protected:
+        raise exception.NodeProtected(node=task.node.uuid)
+    validate_deploy(task)
+    if isinstance(configdrive, dict):
+        configdrive_mod.validate_parts(configdrive)
+    if deploy_steps:
+        steps.automated(task, KIND, deploy_steps)
+    task.process_event(event, callback=do_node_deploy,
+                       call_args=(task, configdrive, deploy_steps))
+
+
+def start_tear_down(task: Any) -> None:
+    """The ``deleted``/``undeploy`` verb."""
+    task.check_event("deleted")
+    if task.node.protected:
+        raise exception.NodeProtected(node=task.node.uuid)
+    task.process_event("deleted", callback=do_node_tear_down,
+                       call_args=(task,))
+
+
+def start_adopt(task: Any) -> None:
+    task.process_event("adopt", callback=do_node_adopt, call_args=(task,))
 
 
 def do_node_deploy(task: Any, configdrive: Any = None,
@@ -94,10 +125,15 @@ def _conductor_id(task: Any) -> int | None:
         return None
 
 
+def _forget_steps(node: Any) -> None:
+    steps.StepState(node, KIND).clear()
+    utils.set_internal(node, **{deploy_templates.USER_STEPS_KEY: None})
+
+
 def _fail(task: Any, message: str) -> None:
     def cleanup(t):
-        steps.StepState(t.node, KIND).clear()
-        utils.set_internal(t.node, **{deploy_templates.USER_STEPS_KEY: None})
+        _forget_steps(t.node)
+        utils.interface(t, "deploy").clean_up(t)
     utils.fail(task, "fail", message, cleanup)
 
 
@@ -120,9 +156,14 @@ def do_node_tear_down(task: Any) -> None:
     node.instance_info = {}
     node.instance_uuid = None
     allocations.forget_on_teardown(node)
-    steps.StepState(node, KIND).clear()
+    # Undeploy may interrupt a deployment, rescue or servicing that was
+    # waiting: no step of theirs may be resumed later.
+    for kind in steps.KINDS.values():
+        steps.StepState(node, kind).clear()
     utils.set_internal(node, is_whole_disk_image=None,
-                       root_uuid_or_disk_id=None)
+                       root_uuid_or_disk_id=None,
+                       service_disable_ramdisk=None,
+                       **{deploy_templates.USER_STEPS_KEY: None})
     LOG.info("Node %s torn down (instance info had %d keys)", node.uuid,
              len(info))
     task.process_event("clean", target_state=states.AVAILABLE)
@@ -142,6 +183,23 @@ def do_node_adopt(task: Any) -> None:
 
 
 def abort(task: Any) -> None:
-    steps.StepState(task.node, KIND).clear()
-    utils.set_internal(task.node, **{deploy_templates.USER_STEPS_KEY: None})
-    task.node.save()
+    """Undo a deployment stopped in wait call-back or deploy hold (an
+    abort or a timeout), so that nothing is left half-deployed: forget the
+    steps, let the deploy interface clean up (ramdisk, boot files) and
+    power the node off, which also ends the agent's session. A failure is
+    the caller's to record.
+    """
+    node = task.node
+    _forget_steps(node)
+    utils.interface(task, "deploy").clean_up(task)
+    if node.disable_power_off:
+        LOG.info("Node %s has disable_power_off set: left powered on "
+                 "after the deployment stopped", node.uuid)
+        return
+    reason = node.last_error
+    try:
+        power.node_power_action(task, states.POWER_OFF)
+    finally:
+        # The power action rewrites last_error (cleared or its own error,
+        # which the caller adds); the reason the deployment stopped stays.
+        node.last_error = reason

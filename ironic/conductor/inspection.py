@@ -6,17 +6,26 @@ import datetime
 import logging
 from typing import Any
 
-from ironic.common import exception, states
+from ironic.common import exception, inspection_lookup, states
 from ironic.common.inspection_rules import engine as rules
 from ironic.conductor import utils
 from ironic.db import api as db_api
 
 LOG = logging.getLogger(__name__)
 
-LOG = logging.getLogger(__name__)
 
 def _now() -> datetime.datetime:
     return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+
+
+def start_manage(task: Any) -> None:
+    """The ``manage`` verb: an enrolled node is verified first (its BMC
+    must answer); from elsewhere it simply becomes manageable."""
+    if task.node.provision_state == states.ENROLL:
+        task.process_event("manage", callback=do_node_verify,
+                           call_args=(task,))
+    else:
+        task.process_event("manage")
 
 
 def do_node_verify(task: Any) -> None:
@@ -64,6 +73,13 @@ def validate_inspect(task: Any) -> None:
         utils.interface(task, kind).validate(task)
 
 
+def start_inspect(task: Any) -> None:
+    """The ``inspect`` verb: checked now, inspected in a worker."""
+    validate_inspect(task)
+    task.process_event("inspect", callback=do_node_inspect,
+                       call_args=(task,))
+
+
 def do_node_inspect(task: Any) -> None:
     """Worker (node in INSPECTING)."""
     node = task.node
@@ -79,6 +95,19 @@ def do_node_inspect(task: Any) -> None:
         return
     node.inspection_finished_at = _now()
     task.process_event("done")
+
+
+def start_continue(task: Any, inventory: dict, plugin_data: dict) -> None:
+    """Inspection data from the ramdisk: processed in a worker when the
+    node still waits for it."""
+    if task.node.provision_state != states.INSPECTWAIT:
+        # The API looked the node up in inspect wait; it moved on since.
+        # Answer like a failed lookup.
+        LOG.warning("Node %s: inspection data refused in state %s",
+                    task.node.uuid, task.node.provision_state)
+        raise exception.NotFound(inspection_lookup.LookupFailed().message)
+    task.process_event("resume", callback=continue_inspection,
+                       call_args=(task, inventory, plugin_data))
 
 
 def continue_inspection(task: Any, inventory: dict,
@@ -118,8 +147,7 @@ def clean_up(task: Any) -> None:
 
 
 def abort(task: Any) -> None:
-    iface = getattr(task.driver, "inspect", None)
-    if iface is not None:
-        iface.abort(task)
+    """Undo an inspection stopped in inspect wait (an abort or a
+    timeout); the inspection ends now."""
     task.node.inspection_finished_at = _now()
-    task.node.save()
+    clean_up(task)

@@ -26,7 +26,7 @@ from typing import Any
 
 import oslo_messaging as messaging
 
-from ironic.common import agent_token, exception, inspection_lookup, states
+from ironic.common import agent_token, exception
 from ironic.common import context as ctx_mod
 from ironic.conductor import (
     allocations,
@@ -39,9 +39,9 @@ from ironic.conductor import (
     ramdisk,
     rescue,
     servicing,
-    steps,
     task_manager,
     vmedia,
+    waits,
     workers,
 )
 from ironic.conductor import utils as cond_utils
@@ -115,12 +115,7 @@ class ConductorManager:
     def change_node_power_state(self, context, node_id, new_state,
                                 timeout=None):
         with self._task(context, node_id, "changing power state") as task:
-            power.validate_power_request(task, new_state)
-            task.spawn_after(power.change_power_state, task, new_state,
-                             timeout)
-            task.node.target_power_state = power._RESULT[new_state]
-            task.node.last_error = None
-            task.node.save()
+            power.start_power_change(task, new_state, timeout)
 
     def set_boot_device(self, context, node_id, device, persistent=False):
         with self._task(context, node_id, "setting boot device") as task:
@@ -264,9 +259,7 @@ class ConductorManager:
 
     def do_provisioning_action(self, context, node_id, action):
         """manage, provide, inspect, adopt, abort, unhold."""
-        handler = {"manage": self._manage, "provide": self._provide,
-                   "inspect": self._inspect, "adopt": self._adopt,
-                   "abort": self._abort, "unhold": self._unhold}.get(action)
+        handler = _ACTIONS.get(action)
         if handler is None:
             raise exception.InvalidParameterValue(
                 err=f"Unknown provisioning action {action!r}.")
@@ -275,73 +268,11 @@ class ConductorManager:
             task.check_event(action)
             handler(task)
 
-    def _manage(self, task):
-        if task.node.provision_state in (states.ENROLL,):
-            task.process_event("manage", callback=inspection.do_node_verify,
-                               call_args=(task,))
-        else:
-            task.process_event("manage")
-
-    def _provide(self, task):
-        if task.node.retired:
-            raise exception.NodeIsRetired(op="provide", node=task.node.uuid)
-        task.process_event("provide", callback=cleaning.do_node_clean,
-                           call_args=(task,),
-                           target_state=states.AVAILABLE)
-
-    def _inspect(self, task):
-        inspection.validate_inspect(task)
-        task.process_event("inspect", callback=inspection.do_node_inspect,
-                           call_args=(task,))
-
-    def _adopt(self, task):
-        task.process_event("adopt", callback=deployments.do_node_adopt,
-                           call_args=(task,))
-
-    def _abort(self, task):
-        state = task.node.provision_state
-        callback = {states.CLEANWAIT: cleaning.abort,
-                    states.CLEANHOLD: cleaning.abort,
-                    states.INSPECTWAIT: inspection.abort,
-                    states.RESCUEWAIT: rescue.abort,
-                    states.DEPLOYWAIT: deployments.abort,
-                    states.DEPLOYHOLD: deployments.abort}.get(state)
-        message = None if state == states.SERVICEFAIL else \
-            f"Aborted by an operator while in state '{state}'."
-        task.process_event("abort", callback=callback,
-                           call_args=(task,), last_error=message)
-
-    def _unhold(self, task):
-        task.process_event("unhold")
-        self._resume(task)
-
-    def _resume(self, task):
-        """Continue the steps after a wait (the node is in a wait state)."""
-        cont = {states.CLEANWAIT: cleaning.continue_node_clean,
-                states.DEPLOYWAIT: deployments.continue_node_deploy,
-                states.SERVICEWAIT: servicing.continue_node_service}
-        callback = cont.get(task.node.provision_state)
-        if callback is None:
-            raise exception.InvalidStateRequested(
-                action="continue", node=task.node.uuid,
-                state=task.node.provision_state)
-        task.process_event("resume", callback=callback, call_args=(task,))
-
     def continue_inspection(self, context, node_id, inventory,
                             plugin_data=None):
         """Inspection data from the ramdisk (node in inspect wait)."""
         with self._task(context, node_id, "continuing inspection") as task:
-            if task.node.provision_state != states.INSPECTWAIT:
-                # The API looked the node up in inspect wait; it moved on
-                # since. Answer like a failed lookup.
-                LOG.warning("Node %s: inspection data refused in state %s",
-                            task.node.uuid, task.node.provision_state)
-                raise exception.NotFound(inspection_lookup.LookupFailed()
-                                         .message)
-            task.process_event("resume",
-                               callback=inspection.continue_inspection,
-                               call_args=(task, inventory,
-                                          plugin_data or {}))
+            inspection.start_continue(task, inventory, plugin_data or {})
 
     def issue_agent_token(self, context, node_id):
         """A new agent token for the node's ramdisk, or None when one was
@@ -355,76 +286,43 @@ class ConductorManager:
     def continue_node_steps(self, context, node_id, skip_current=True):
         """Resume a node waiting on an asynchronous step."""
         with self._task(context, node_id, "continuing steps") as task:
-            kind = {states.CLEANWAIT: "clean",
-                    states.DEPLOYWAIT: "deploy",
-                    states.SERVICEWAIT: "service"}.get(
-                task.node.provision_state)
-            if kind and not skip_current:
-                info = dict(task.node.driver_internal_info or {})
-                info[f"skip_current_{kind}_step"] = False
-                task.node.driver_internal_info = info
-            self._resume(task)
+            waits.continue_steps(task, skip_current)
 
     def do_node_deploy(self, context, node_id, rebuild=False,
                        configdrive=None, deploy_steps=None):
         with self._task(context, node_id, "node deployment") as task:
-            node = task.node
-            task.check_event("rebuild" if rebuild else "deploy",
-                             "rebuild" if rebuild else "active")
-            if rebuild and node.protected:
-                raise exception.NodeProtected(node=node.uuid)
-            deployments.validate_deploy(task)
-            if isinstance(configdrive, dict):
-                from ironic.common import configdrive as configdrive_mod
-                configdrive_mod.validate_parts(configdrive)
-            if deploy_steps:
-                steps.automated(task, steps.DEPLOY, deploy_steps)
-            event = "rebuild" if rebuild else "deploy"
-            task.process_event(event, callback=deployments.do_node_deploy,
-                               call_args=(task, configdrive, deploy_steps))
+            deployments.start_deploy(task, rebuild, configdrive,
+                                     deploy_steps)
 
     def do_node_tear_down(self, context, node_id):
         with self._task(context, node_id, "node tear down") as task:
-            task.check_event("deleted")
-            if task.node.protected:
-                raise exception.NodeProtected(node=task.node.uuid)
-            task.process_event("deleted",
-                               callback=deployments.do_node_tear_down,
-                               call_args=(task,))
+            deployments.start_tear_down(task)
 
     def do_node_clean(self, context, node_id, clean_steps,
                       disable_ramdisk=False):
         with self._task(context, node_id, "manual cleaning") as task:
-            task.check_event("clean")
-            steps.manual(task, steps.CLEAN, clean_steps, disable_ramdisk)
-            task.process_event("clean", callback=cleaning.do_node_clean,
-                               call_args=(task, clean_steps,
-                                          disable_ramdisk),
-                               target_state=states.MANAGEABLE)
+            cleaning.start_manual(task, clean_steps, disable_ramdisk)
 
     def do_node_service(self, context, node_id, service_steps,
                         disable_ramdisk=False):
         with self._task(context, node_id, "servicing") as task:
-            task.check_event("service")
-            steps.manual(task, steps.SERVICE, service_steps,
-                         disable_ramdisk)
-            task.process_event("service",
-                               callback=servicing.do_node_service,
-                               call_args=(task, service_steps,
-                                          disable_ramdisk))
+            servicing.start(task, service_steps, disable_ramdisk)
 
     def do_node_rescue(self, context, node_id, rescue_password):
         with self._task(context, node_id, "node rescue") as task:
-            task.check_event("rescue")
-            rescue.validate_rescue(task)
-            info = dict(task.node.instance_info or {})
-            info["rescue_password"] = rescue_password
-            task.node.instance_info = info
-            task.process_event("rescue", callback=rescue.do_node_rescue,
-                               call_args=(task,))
+            rescue.start_rescue(task, rescue_password)
 
     def do_node_unrescue(self, context, node_id):
         with self._task(context, node_id, "node unrescue") as task:
-            task.process_event("unrescue",
-                               callback=rescue.do_node_unrescue,
-                               call_args=(task,))
+            rescue.start_unrescue(task)
+
+
+# The verbs of do_provisioning_action, each started by its flow module.
+_ACTIONS = {
+    "manage": inspection.start_manage,
+    "provide": cleaning.start_provide,
+    "inspect": inspection.start_inspect,
+    "adopt": deployments.start_adopt,
+    "abort": waits.abort,
+    "unhold": waits.unhold,
+}

@@ -14,7 +14,8 @@ from __future__ import annotations
 import datetime
 import logging
 import time
-from typing import Any, Iterable
+from concurrent import futures
+from typing import Any, Callable, Iterable
 
 from ironic.common import exception, faults, hash_ring, states
 from ironic.conductor import task_manager, utils
@@ -63,9 +64,11 @@ def _rows(filters: list, columns: list[str] | None = None) -> list:
 # wait timeouts
 
 def check_wait_timeouts(svc: Any) -> int:
-    """Fail (through the abort/fail path) nodes that waited too long."""
+    """Fail nodes that waited too long and undo what they were doing (the
+    same clean-up as an abort), at most ``[conductor]periodic_max_workers``
+    nodes at a time; returns how many timed out."""
     N = models.Node
-    failed = 0
+    due = []
     for state, (option, what) in WAIT_TIMEOUTS.items():
         timeout = getattr(CONF.conductor, option)
         if not timeout:
@@ -73,29 +76,40 @@ def check_wait_timeouts(svc: Any) -> int:
         limit = _now() - datetime.timedelta(seconds=timeout)
         rows = _rows([N.provision_state == state, N.reservation.is_(None),
                       N.provision_updated_at < limit])
-        for row in owned(svc.host, rows):
-            failed += _time_out(svc, row, state, what, timeout)
-    return failed
+        due += [(row, state, what, timeout)
+                for row in owned(svc.host, rows)]
+    return sum(bounded(lambda item: _time_out(svc, *item), due))
+
+
+def bounded(func: Callable[[Any], int], items: list) -> list[int]:
+    """``func`` over ``items``, at most ``periodic_max_workers`` at once
+    (each may talk to hardware while it holds a node's lock)."""
+    if len(items) <= 1:
+        return [func(item) for item in items]
+    workers = min(CONF.conductor.periodic_max_workers, len(items))
+    with futures.ThreadPoolExecutor(max_workers=workers,
+                                    thread_name_prefix="periodic") as ex:
+        return list(ex.map(func, items))
 
 
 def _time_out(svc: Any, row: dict, state: str, what: str,
               timeout: int) -> int:
+    from ironic.conductor import waits
     try:
         with task_manager.acquire(None, row["id"], purpose="wait timeout",
                                   host=svc.host, pool=svc.pool,
                                   retry=False) as task:
             if task.node.provision_state != state:
                 return 0
-            message = (f"Timeout reached while waiting for {what} "
-                       f"({timeout} s) in state '{state}'.")
-            cleanup = None
-            if state == states.INSPECTWAIT:
-                from ironic.conductor import inspection
-                cleanup = inspection.clean_up
-            utils.fail(task, "fail", message, cleanup)
+            waits.time_out(task, f"Timeout reached while waiting for "
+                                 f"{what} ({timeout} s) in state "
+                                 f"'{state}'.")
             return 1
     except (exception.NodeLocked, exception.NodeNotFound,
             exception.InvalidStateRequested):
+        return 0
+    except Exception:  # noqa: BLE001 - one node must not stop the others
+        LOG.exception("Timing out node %s failed", row["uuid"])
         return 0
 
 

@@ -16,6 +16,17 @@ _RESULT = {states.POWER_ON: states.POWER_ON,
            states.SOFT_POWER_OFF: states.POWER_OFF}
 
 
+def start_power_change(task: Any, new_state: str,
+                       timeout: int | None = None) -> None:
+    """The API's power request: checked now, done in a worker; the target
+    shows until it is."""
+    validate_power_request(task, new_state)
+    task.spawn_after(change_power_state, task, new_state, timeout)
+    task.node.target_power_state = _RESULT[new_state]
+    task.node.last_error = None
+    task.node.save()
+
+
 def validate_power_request(task: Any, new_state: str) -> None:
     """Synchronous checks, before the API is answered."""
     if new_state not in _RESULT:

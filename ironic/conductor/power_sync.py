@@ -1,10 +1,11 @@
 """Power state sync: every owned node's BMC asked in parallel, on a deadline.
 
 One cycle asks the BMCs of many nodes at once, at most
-``[conductor]sync_power_state_workers`` at a time. Each question has
-``[conductor]sync_power_state_timeout`` seconds: a BMC that has not answered
-by then counts as a failure for its node and gives its worker slot back, so
-one slow or hung BMC never delays the others. Its thread is left to finish
+``[conductor]sync_power_state_workers`` at a time (never more than
+``[conductor]periodic_max_workers``, the bound of every periodic task).
+Each question has ``[conductor]sync_power_state_timeout`` seconds: a BMC
+that has not answered by then counts as a failure for its node and gives
+its worker slot back, so one slow or hung BMC never delays the others. Its thread is left to finish
 alone, and the node is not asked again while that old question is still
 open (it counts as another failure), which bounds the threads a hung BMC
 can hold to one per node.
@@ -93,7 +94,8 @@ class Cycle:
         self.svc = svc
         self.apply = apply
         self.ask = ask
-        self.workers = CONF.conductor.sync_power_state_workers
+        self.workers = min(CONF.conductor.sync_power_state_workers,
+                           CONF.conductor.periodic_max_workers)
         self.timeout = CONF.conductor.sync_power_state_timeout
         self._cond = threading.Condition()
         self._asking: dict[int, _Job] = {}

@@ -13,6 +13,15 @@ KIND = steps.SERVICE
 DISABLE_RAMDISK_KEY = "service_disable_ramdisk"
 
 
+def start(task: Any, service_steps: list[dict],
+          disable_ramdisk: bool = False) -> None:
+    """The ``service`` verb: the steps are checked before the node moves."""
+    task.check_event("service")
+    steps.manual(task, KIND, service_steps, disable_ramdisk)
+    task.process_event("service", callback=do_node_service,
+                       call_args=(task, service_steps, disable_ramdisk))
+
+
 def do_node_service(task: Any, service_steps: list[dict],
                     disable_ramdisk: bool = False) -> None:
     node = task.node
@@ -44,17 +53,29 @@ def _run(task: Any, start: int) -> None:
     if outcome in ("wait", "hold"):
         task.process_event(outcome)
         return
-    if not (task.node.driver_internal_info or {}).get(DISABLE_RAMDISK_KEY):
-        utils.interface(task, "deploy").tear_down_service(task)
-    utils.set_internal(task.node, **{DISABLE_RAMDISK_KEY: None})
+    _tear_down(task)
     task.process_event("done")
 
 
+def _tear_down(task: Any) -> None:
+    # The flag goes first: a tear down that fails must not leave it behind.
+    ramdisk_off = (task.node.driver_internal_info or {}).get(
+        DISABLE_RAMDISK_KEY)
+    utils.set_internal(task.node, **{DISABLE_RAMDISK_KEY: None})
+    if not ramdisk_off:
+        utils.interface(task, "deploy").tear_down_service(task)
+
+
+def abort(task: Any) -> None:
+    """Undo servicing stopped in service wait or service hold (an abort,
+    a timeout) or failed: forget the steps and shut the service ramdisk
+    down. A failure of the tear down is the caller's to record."""
+    steps.StepState(task.node, KIND).clear()
+    _tear_down(task)
+
+
 def _fail(task: Any, message: str) -> None:
-    def cleanup(t):
-        steps.StepState(t.node, KIND).clear()
-        utils.set_internal(t.node, **{DISABLE_RAMDISK_KEY: None})
-    utils.fail(task, "fail", message, cleanup)
+    utils.fail(task, "fail", message, abort)
 
 
 def replan(task: Any) -> None:

@@ -45,6 +45,11 @@ SERVICE = Kind("service", "service_step", states.SERVICEWAIT)
 KINDS = {k.name: k for k in (CLEAN, DEPLOY, SERVICE)}
 
 
+def waiting_kind(state: str | None) -> Kind | None:
+    """The kind of steps a node in ``state`` waits to go on with."""
+    return next((k for k in KINDS.values() if k.wait_state == state), None)
+
+
 # Steps of equal priority run in this order of their interfaces (the
 # public rule: power, management, deploy, BIOS, RAID; vendor and firmware
 # as cleaning places them); other interfaces follow, then by name.
@@ -92,6 +97,11 @@ class StepState:
         self._update(**{key: None})
         index = self.index
         return 0 if index is None else index + (1 if skip else 0)
+
+    def repeat_current(self) -> None:
+        """Run the step that was running again when the steps resume (it
+        asked for it, or it may not have finished)."""
+        self._update(**{f"skip_current_{self.kind.name}_step": False})
 
     def store(self, steps: list[dict]) -> None:
         self._update(**{self.kind.steps_key: steps,

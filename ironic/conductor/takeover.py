@@ -60,8 +60,7 @@ def _stored_steps(task: Any, kind: steps.Kind) -> bool:
 
 def _resume_steps(task: Any, kind: steps.Kind, cont: Any) -> None:
     """Run the recorded step again (it may not have finished)."""
-    utils.set_internal(task.node, **{f"skip_current_{kind.name}_step":
-                                     False})
+    steps.StepState(task.node, kind).repeat_current()
     task.node.save()
     task.spawn_after(cont, task)
 

@@ -147,17 +147,26 @@ def _check_verb(node: Node, verb: str, ver: int) -> str:
         raise exception.NotAcceptable(
             f"The provision state target \"{verb}\" needs API version "
             f"1.{states.VERB_SINCE[verb]} or newer.")
-    if verb == "abort" and node.provision_state == states.INSPECTWAIT \
-            and ver < 41:
-        raise exception.NotAcceptable(
-            "Aborting inspection in \"inspect wait\" needs API version "
-            "1.41 or newer.")
+    _check_abort(node, verb, ver)
     try:
         states.next_state(node.provision_state, event)
     except (fsm_exc.NotFound, fsm_exc.InvalidState) as e:
         raise exception.InvalidStateRequested(
             action=verb, node=node.uuid, state=node.provision_state) from e
     return event
+
+
+# Waits that ``abort`` stops only from a later version (406 before, as
+# the public API answers).
+_ABORT_SINCE = {states.INSPECTWAIT: 41, states.DEPLOYWAIT: 110}
+
+
+def _check_abort(node: Node, verb: str, ver: int) -> None:
+    since = _ABORT_SINCE.get(node.provision_state)
+    if verb == "abort" and since is not None and ver < since:
+        raise exception.NotAcceptable(
+            f"Aborting a node in \"{node.provision_state}\" needs API "
+            f"version 1.{since} or newer.")
 
 
 def _check_fields(body: dict, verb: str, ver: int) -> None:

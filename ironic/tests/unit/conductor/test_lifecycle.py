@@ -212,8 +212,14 @@ def test_power_and_boot_device(env):
     assert resp.status_int == 202
     assert svc.pool.wait_idle(10)
     assert api.get(f"/v1/nodes/{uuid}").json["power_state"] == "power off"
-    bad = api.put(f"/v1/nodes/{uuid}/states/power", {"target": "on"})
-    assert bad.status_int == 400
+    before = api.get(f"/v1/nodes/{uuid}").json
+    for target in ("on", "", "power on ", "POWER OFF"):
+        bad = api.put(f"/v1/nodes/{uuid}/states/power", {"target": target})
+        assert bad.status_int == 400, target
+        assert "power state" in ifx.error_message(bad)
+    assert svc.pool.wait_idle(10)
+    assert api.get(f"/v1/nodes/{uuid}").json == before
+    assert api.get(f"/v1/nodes/{uuid}/history").json["history"] == []
     resp = api.put(f"/v1/nodes/{uuid}/management/boot_device",
                    {"boot_device": "disk", "persistent": True})
     assert resp.status_int == 204

@@ -63,6 +63,16 @@ def test_cycle_asks_at_most_the_configured_workers_at_once(svc, config):
                                      for n in nodes)
 
 
+@pytest.mark.parametrize("sync_workers,periodic_workers,expected", [
+    (3, 8, 3), (8, 2, 2)])
+def test_cycle_workers_are_bounded_by_periodic_max_workers(
+        svc, config, sync_workers, periodic_workers, expected):
+    config("conductor", sync_power_state_workers=sync_workers,
+           periodic_max_workers=periodic_workers)
+    cycle = power_sync.Cycle(svc, lambda node, answer: 0)
+    assert cycle.workers == expected
+
+
 def test_a_hung_bmc_gives_its_worker_back_and_is_not_asked_twice(
         svc, config):
     config("conductor", sync_power_state_workers=2,
