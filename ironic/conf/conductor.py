@@ -96,6 +96,11 @@ opts = [
     _image("deploy_ramdisk", "initramfs", "deploy"),
     _image("rescue_kernel", "kernel", "rescue"),
     _image("rescue_ramdisk", "initramfs", "rescue"),
+    cfg.StrOpt("rescue_password_hash_algorithm", default="sha256",
+               choices=["sha256", "sha512"], mutable=True,
+               help="Hash (SHA-crypt) under which the rescue password is "
+                    "sent to the rescue ramdisk; the clear password never "
+                    "leaves the conductor."),
     cfg.ListOpt("permitted_image_formats",
                 default=["raw", "gpt", "qcow2", "iso"],
                 help="Image formats that may be deployed; the agent is "

@@ -59,6 +59,16 @@ opts = [
                 help="Whether the agent skips read-only disks when it "
                      "erases disks; by default such a disk fails "
                      "cleaning, since its old data would survive."),
+    cfg.IntOpt("delete_configuration_priority", mutable=True,
+               help="Priority of the agent RAID interface's "
+                    "delete_configuration clean step in automated "
+                    "cleaning; 0 keeps it out. Unset keeps 0 (run only "
+                    "when asked for)."),
+    cfg.IntOpt("create_configuration_priority", mutable=True,
+               help="Priority of the agent RAID interface's "
+                    "create_configuration clean step in automated "
+                    "cleaning; 0 keeps it out. Unset keeps 0 (run only "
+                    "when asked for)."),
     cfg.BoolOpt("power_off_after_deploy_failure", default=True,
                 mutable=True,
                 help="Power a node off when its deployment fails, so the "

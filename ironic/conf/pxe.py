@@ -11,9 +11,10 @@ group = cfg.OptGroup("pxe", title="PXE and iPXE boot options")
 
 _TEMPLATE_HELP = (
     " Unset uses the built-in template. Templates are text with "
-    "{{ name }} placeholders: kernel, ramdisk (as the boot loader fetches "
-    "them), ramdisk_name, kernel_params, fetch_options (iPXE download "
-    "options) and node_uuid; an unknown placeholder is an error.")
+    "placeholders in double braces ({{kernel}}): kernel, ramdisk (as the "
+    "boot loader fetches them), ramdisk_name, kernel_params, fetch_options "
+    "(iPXE download options) and node_uuid; an unknown placeholder is an "
+    "error.")
 
 opts = [
     cfg.StrOpt("kernel_append_params", default="nofb vga=normal",
@@ -65,7 +66,7 @@ opts = [
                     "[deploy]http_root, which iPXE firmware fetches first "
                     "and which chains to the script of the booting NIC's "
                     "MAC address. Unset uses the built-in one; "
-                    "placeholders: {{ config_dir }}, {{ fallback }}."),
+                    "placeholders: {{config_dir}}, {{fallback}}."),
     cfg.StrOpt("ipxe_fallback_script",
                help="File name, under [deploy]http_root, of an iPXE "
                     "script boot.ipxe chains to when no script exists for "

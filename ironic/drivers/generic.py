@@ -16,7 +16,17 @@ lifecycle with real power and boot devices but nothing to write.
 from __future__ import annotations
 
 from ironic.drivers import hardware_type
-from ironic.drivers.modules import fake, ipxe, noop, noop_mgmt, pxe
+from ironic.drivers.modules import (
+    agent,
+    agent_raid,
+    agent_rescue,
+    fake,
+    ipxe,
+    noop,
+    noop_mgmt,
+    pxe,
+    ramdisk,
+)
 from ironic.drivers.modules.inspector import agent as agent_inspect
 from ironic.drivers.modules.network import flat
 from ironic.drivers.modules.network import noop as noop_net
@@ -26,15 +36,16 @@ class GenericHardware(hardware_type.AbstractHardwareType):
     """Interfaces that work with any BMC."""
 
     supported_boot_interfaces = [ipxe.iPXEBoot, pxe.PXEBoot, fake.FakeBoot]
-    supported_deploy_interfaces = [fake.FakeDeploy]
+    supported_deploy_interfaces = [agent.AgentDeploy, ramdisk.RamdiskDeploy,
+                                   fake.FakeDeploy]
     # In-band inspection is the default wherever it is enabled.
     supported_inspect_interfaces = [agent_inspect.AgentInspect,
                                     noop.NoInspect]
     supported_network_interfaces = [flat.FlatNetwork, noop_net.NoopNetwork]
     # RAID and rescue through the agent need ramdisk features not every
     # image has: "no-*" stays the default even when "agent" is enabled.
-    supported_raid_interfaces = [noop.NoRAID]
-    supported_rescue_interfaces = [noop.NoRescue]
+    supported_raid_interfaces = [noop.NoRAID, agent_raid.AgentRAID]
+    supported_rescue_interfaces = [noop.NoRescue, agent_rescue.AgentRescue]
 
 
 class ManualManagementHardware(GenericHardware):

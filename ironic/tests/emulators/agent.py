@@ -402,8 +402,21 @@ def _execute_step(kind: str):
         if name == "write_image":
             _write(agent, args.get("image_info") or {},
                    args.get("configdrive"))
-        return {f"{kind}_result": None, f"{kind}_step": step}
+        return {f"{kind}_result": _step_result(step, node, args),
+                f"{kind}_step": step}
     return execute
+
+
+def _step_result(step: dict, node: dict, args: dict) -> Any:
+    """What the generic hardware manager returns: the RAID steps give the
+    configuration they built (the target they were handed)."""
+    if step.get("interface") != "raid":
+        return None
+    if step.get("step") == "create_configuration":
+        return node.get("target_raid_config") or {}
+    if step.get("step") == "apply_configuration":
+        return args.get("raid_config")
+    return None
 
 
 def _checksum_ok(data: bytes, info: dict) -> bool:
