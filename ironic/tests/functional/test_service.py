@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import socket
 
-import pytest
-
 from ironic.tests.functional import conftest
 from ironic.tests.functional import service as svc
 
@@ -41,11 +39,6 @@ def test_state_survives_a_restart_and_sigterm_stops_cleanly(tmp_path):
     assert "Signal 15 received" in second.logs()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "ipmi, redfish and manual-management need boot/deploy interfaces "
-    "(pxe, ipxe, direct, ...) that are not built yet, and the default "
-    "enabled_bios_interfaces names 'redfish', which does not exist; when "
-    "this passes, drop the marker and TEST_DRIVERS in service.py"))
 def test_starts_with_the_operator_configuration(tmp_path):
     server = svc.Service(tmp_path, drivers=svc.OPERATOR_DRIVERS)
     try:
@@ -54,5 +47,22 @@ def test_starts_with_the_operator_configuration(tmp_path):
         names = {d["name"] for d in doc["drivers"]}
         assert names == {"fake-hardware", "manual-management", "ipmi",
                          "redfish"}
+        # The defaults new nodes get, as the public service computes them.
+        version = {"X-OpenStack-Ironic-API-Version": "1.31"}
+        shown = {name: svc.get_json(f"{server.endpoint}/v1/drivers/{name}",
+                                    version) for name in names}
+        assert {n: (d["default_boot_interface"],
+                    d["default_deploy_interface"],
+                    d["default_management_interface"],
+                    d["default_power_interface"])
+                for n, d in shown.items()} == {
+            "ipmi": ("ipxe", "direct", "ipmitool", "ipmitool"),
+            "redfish": ("ipxe", "direct", "redfish", "redfish"),
+            "manual-management": ("ipxe", "direct", "noop", "fake"),
+            "fake-hardware": ("ipxe", "direct", "fake", "fake"),
+        }
+        assert shown["redfish"]["default_raid_interface"] == "redfish"
+        assert shown["ipmi"]["default_raid_interface"] == "no-raid"
+        assert "agent" in shown["ipmi"]["enabled_raid_interfaces"]
     finally:
-        server.stop()
+        assert server.stop() == 0, server.logs()

@@ -169,9 +169,11 @@ def test_register_hardware_is_quiet_when_peers_agree(database, caplog):
     assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
 
 
-def test_conductor_refuses_to_start_on_public_defaults(database, config):
-    # The public defaults name interfaces (pxe, direct, agent...) that do
-    # not exist yet: the conductor must refuse, naming one, not half-start.
+def test_conductor_starts_on_public_defaults(database, config):
+    # An operator who only enables nothing gets ipmi and redfish with the
+    # public defaults (network boot, agent deploy, agent RAID...): every
+    # one of them loads and the conductor starts, with the defaults the
+    # public service computes.
     from ironic.conductor import base_manager
     from ironic.conf import CONF
     from ironic.db import api as db_api
@@ -179,7 +181,29 @@ def test_conductor_refuses_to_start_on_public_defaults(database, config):
         CONF.clear_override(f"enabled_{kind}_interfaces")
     CONF.clear_override("enabled_hardware_types")
     driver_factory.reset()
-    with pytest.raises(exception.DriverLoadError) as e:
-        base_manager.ConductorService().start()
-    assert "could not be loaded" in str(e.value)
-    assert db_api.get_instance().list_live_hardware(60) == []
+    conductor = base_manager.ConductorService()
+    conductor.start()
+    try:
+        live = db_api.get_instance().list_live_hardware(60)
+    finally:
+        conductor.stop(timeout=5)
+    defaults = {(r["hardware_type"], r["interface_type"]): r["interface_name"]
+                for r in live if r["default"]}
+    assert {hw for hw, _kind in defaults} == {"ipmi", "redfish"}
+    expected = {
+        "ipmi": {"boot": "ipxe", "deploy": "direct", "inspect": "agent",
+                 "management": "ipmitool", "power": "ipmitool",
+                 "raid": "no-raid", "rescue": "no-rescue",
+                 "bios": "no-bios", "vendor": "ipmitool"},
+        "redfish": {"boot": "ipxe", "deploy": "direct", "inspect": "redfish",
+                    "management": "redfish", "power": "redfish",
+                    "raid": "redfish", "rescue": "no-rescue",
+                    "bios": "redfish", "vendor": "redfish"},
+    }
+    for hw, kinds in expected.items():
+        assert {k: defaults[(hw, k)] for k in kinds} == kinds, hw
+    enabled = {(r["hardware_type"], r["interface_type"], r["interface_name"])
+               for r in live}
+    assert ("ipmi", "raid", "agent") in enabled
+    assert ("redfish", "boot", "redfish-virtual-media") in enabled
+    assert ("ipmi", "boot", "redfish-virtual-media") not in enabled
