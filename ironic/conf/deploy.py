@@ -69,10 +69,6 @@ opts = [
                     "create_configuration clean step in automated "
                     "cleaning; 0 keeps it out. Unset keeps 0 (run only "
                     "when asked for)."),
-    cfg.BoolOpt("power_off_after_deploy_failure", default=True,
-                mutable=True,
-                help="Power a node off when its deployment fails, so the "
-                     "ramdisk does not keep running."),
 ]
 
 
