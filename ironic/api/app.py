@@ -6,12 +6,14 @@ import functools
 
 import pecan
 import pecan.util
+import webob.multidict
 from pecan import hooks
 
 from ironic.api import method
 from ironic.api.middleware import auth
 from ironic.api.middleware.errors import ErrorMiddleware
 from ironic.api.middleware.request_id import RequestIdMiddleware
+from ironic.api.middleware.request_limits import RequestLimitMiddleware
 from ironic.api.middleware.version import VersionMiddleware
 from ironic.conf import CONF
 
@@ -21,6 +23,27 @@ class ErrorHook(hooks.PecanHook):
 
     def on_error(self, state, e):
         return method.error_response(e)
+
+
+class Request(pecan.Request):
+    """pecan's request without the body in the handler's arguments.
+
+    pecan merges the fields of a JSON object body (or a form body) into the
+    keyword arguments it routes to a handler, so ``{"trait": "X"}`` sent to
+    ``PUT /v1/nodes/N/traits`` would reach ``put(trait="X")`` and a patch
+    sent as an object would read as unknown query parameters. Handlers read
+    bodies through ``method.json_body`` only; routing sees the query string
+    alone.
+    """
+
+    @property
+    def json(self):
+        # pecan catches ValueError and routes with the query string only.
+        raise ValueError("request bodies are read by method.json_body")
+
+    @property
+    def POST(self):  # noqa: N802 - webob's name
+        return webob.multidict.NoVars("request bodies are not parameters")
 
 
 def _cache_argspecs() -> None:
@@ -56,7 +79,10 @@ def setup_app() -> object:
         force_canonical=False,
         guess_content_type_from_ext=False,
         debug=False,
+        request_cls=Request,
     )
+    # Inside authentication: an unauthenticated caller's body is not read.
+    app = RequestLimitMiddleware(app)
     app = auth.wrap(app, CONF)
     app = VersionMiddleware(app)
     return RequestIdMiddleware(ErrorMiddleware(app))

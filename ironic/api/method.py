@@ -18,6 +18,7 @@ import orjson
 import pecan
 import webob
 
+from ironic.api import body
 from ironic.api.middleware import auth as auth_mw
 from ironic.api.middleware import version as version_mw
 from ironic.api.middleware.errors import error_body
@@ -37,24 +38,8 @@ def context() -> RequestContext:
     return pecan.request.environ[auth_mw.ENV_KEY]
 
 
-def _depth(doc: Any, limit: int) -> bool:
-    """True when ``doc`` nests deeper than ``limit`` (iterative)."""
-    stack = [(doc, 1)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, dict):
-            children = item.values()
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
-        if level > limit:
-            return True
-        stack.extend((c, level + 1) for c in children)
-    return False
-
-
 def json_body(expect: type = dict) -> Any:
+    """The request's JSON document, checked (see ``ironic.api.body``)."""
     req = pecan.request
     limit = CONF.api.max_json_body_size
     if req.content_length is not None and req.content_length > limit:
@@ -64,23 +49,19 @@ def json_body(expect: type = dict) -> Any:
         raise exception.RequestTooLarge(limit=limit)
     if not raw.strip():
         raise exception.InvalidParameterValue(err="Request body is empty.")
-    try:
-        doc = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as e:
-        raise exception.InvalidParameterValue(
-            err=f"Request body is not valid JSON: {e}") from e
-    except RecursionError as e:
-        raise exception.InvalidParameterValue(
-            err="Request body nests JSON too deeply.") from e
-    if _depth(doc, CONF.api.max_json_body_depth):
-        raise exception.InvalidParameterValue(
-            err=f"Request body nests JSON deeper than "
-                f"{CONF.api.max_json_body_depth} levels.")
+    doc = body.parse(raw, CONF.api.max_json_body_depth)
     if not isinstance(doc, expect):
-        kind = "an object" if expect is dict else "a list"
-        raise exception.InvalidParameterValue(
-            err=f"Request body must be {kind}.")
+        raise exception.InvalidParameterValue(err=_wrong_kind(expect))
     return doc
+
+
+def _wrong_kind(expect: type) -> str:
+    if expect is list:
+        # The usual mistake: one operation sent without its list.
+        return ("Request body must be a JSON Patch document: a list of "
+                "operations such as [{\"op\": \"replace\", \"path\": "
+                "\"/name\", \"value\": \"new\"}].")
+    return "Request body must be an object."
 
 
 def error_response(e: Exception) -> webob.Response:
@@ -92,14 +73,23 @@ def error_response(e: Exception) -> webob.Response:
             LOG.error("Request failed: %s", e)
     elif isinstance(e, webob.exc.HTTPException):
         status = e.code
-        message = e.detail or e.explanation
+        message = e.detail or (MethodNotAllowed._msg_fmt if status == 405
+                               else e.explanation)
+    elif isinstance(e, RecursionError):
+        # Only a document nested past every depth check gets here.
+        status = 400
+        message = "The request nests too deeply to be processed."
     else:
         LOG.exception("Unexpected error in an API handler")
         status = 500
         message = ("An internal error occurred; the operator can find the "
                    "details in the service log.")
-    return webob.Response(body=error_body(status, message), status=status,
+    resp = webob.Response(body=error_body(status, message), status=status,
                           content_type="application/json", charset=None)
+    allow = getattr(e, "allow", None)
+    if status == 405 and allow:
+        resp.allow = allow
+    return resp
 
 
 class _Accepted:
@@ -144,10 +134,23 @@ def api_method(min_version: int = 1, max_version: int | None = None,
                 resp.content_type = None
                 return resp
             resp.content_type = "application/json"
-            resp.body = orjson.dumps(result)
+            resp.body = dumps(result)
             return resp
         return handler
     return decorate
+
+
+def dumps(doc: Any) -> bytes:
+    """``doc`` as JSON bytes.
+
+    orjson is fast but refuses integers beyond 64 bits and lone surrogates;
+    bodies carrying them are refused, but rows written before that (or by
+    hand) must still be readable, so fall back to the json module.
+    """
+    try:
+        return orjson.dumps(doc)
+    except (TypeError, orjson.JSONEncodeError):
+        return json.dumps(doc, separators=(",", ":")).encode()
 
 
 def _bad_arguments(signature: inspect.Signature, args: tuple,
@@ -166,14 +169,34 @@ def _bad_arguments(signature: inspect.Signature, args: tuple,
                                for p in signature.parameters.values()):
             return exception.InvalidParameterValue(
                 err=f"Unknown query parameter(s): {', '.join(unknown)}")
+        missing = _missing_positional(signature, args, kwargs)
+        if missing:
+            # e.g. PATCH /v1/nodes: the item to change is not named.
+            return exception.MissingParameterValue(
+                err=f"Missing mandatory parameter: {missing[0]}; the URL "
+                    f"must name the resource to act on.")
         return MethodNotAllowed()
     return None
+
+
+def _missing_positional(signature: inspect.Signature, args: tuple,
+                        kwargs: dict) -> list[str]:
+    positional = [p for p in signature.parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return [p.name for p in positional[len(args):]
+            if p.default is p.empty and p.name not in kwargs]
 
 
 class MethodNotAllowed(exception.IronicException):
     _msg_fmt = "The method is not allowed for this resource."
     code = 405
     safe = True
+
+    def __init__(self, message: str | None = None,
+                 allow: list[str] | None = None, **kwargs):
+        super().__init__(message, **kwargs)
+        #: The methods the resource does answer (the Allow header).
+        self.allow = allow
 
 
 def _as_response(e: Exception) -> webob.Response:
@@ -182,6 +205,8 @@ def _as_response(e: Exception) -> webob.Response:
     resp.status = err.status
     resp.content_type = "application/json"
     resp.body = err.body
+    if err.allow:
+        resp.allow = err.allow
     return resp
 
 

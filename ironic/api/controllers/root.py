@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pecan
-
 from ironic.api import method
 from ironic.api.controllers.v1 import index as v1_index
 from ironic.api.controllers.v1 import versions
@@ -38,7 +36,3 @@ class RootController:
             "default_version": doc,
             "versions": [doc],
         }
-
-    @expose()
-    def _default(self, *remainder):
-        pecan.abort(404)

@@ -58,6 +58,16 @@ class ErrorMiddleware:
 
         try:
             return self.app(environ, _start)
+        except RecursionError:
+            # Input nested past every depth check: the client's fault.
+            LOG.warning("Request nested too deeply: %s %s",
+                        environ.get("REQUEST_METHOD"),
+                        environ.get("PATH_INFO"))
+            if started:
+                raise
+            return error_app_response(
+                start_response, 400,
+                "The request nests too deeply to be processed.")
         except Exception:  # noqa: BLE001 - the whole point
             LOG.exception("Unhandled error serving %s %s",
                           environ.get("REQUEST_METHOD"),

@@ -36,10 +36,9 @@ def requested_version(environ) -> str | None:
             words = part.split()
             if len(words) == 2 and words[0].lower() == "baremetal":
                 return words[1]
-    value = environ.get(LEGACY_HEADER)
-    if value is not None:
-        return value.strip()
-    return None
+    value = (environ.get(LEGACY_HEADER) or "").strip()
+    # An empty header asks for nothing, as if it were absent.
+    return value or None
 
 
 def negotiate(value: str | None) -> int:

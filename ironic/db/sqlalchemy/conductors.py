@@ -38,6 +38,7 @@ class ConductorQueries:
     # Both are provided by Connection's module; bound there.
     _reader: Any
     _writer: Any
+    _translate_integrity: Any
 
     # ------------------------------------------------------------------
     # registration and heartbeat
@@ -207,9 +208,11 @@ class ConductorQueries:
         N = models.Node
         key = N.id if isinstance(node_id, int) else N.uuid
         with self._writer() as session:
+            # updated_at is kept: a lock is not a change of the node, and a
+            # request that fails under the lock must leave the row as it was.
             res = session.execute(sa.update(N).where(
                 key == node_id, N.reservation.is_(None)).values(
-                reservation=tag).execution_options(
+                reservation=tag, updated_at=N.updated_at).execution_options(
                 synchronize_session=False))
             node = session.scalars(sa.select(N).where(key == node_id)).first()
             if node is None:
@@ -226,7 +229,7 @@ class ConductorQueries:
         with self._writer() as session:
             res = session.execute(sa.update(N).where(
                 N.id == node_id, N.reservation == tag).values(
-                reservation=None).execution_options(
+                reservation=None, updated_at=N.updated_at).execution_options(
                 synchronize_session=False))
             if res.rowcount == 1:
                 return
@@ -248,19 +251,25 @@ class ConductorQueries:
         dead; the old holder's late writes must then be refused.
         """
         N = models.Node
-        with self._writer() as session:
-            values = dict(values, updated_at=utcnow())
-            res = session.execute(sa.update(N).where(
-                N.id == node_id, N.reservation == tag).values(
-                **values).execution_options(synchronize_session=False))
-            node = session.get(N, node_id)
-            if node is None:
-                raise exception.NodeNotFound(node=node_id)
-            if res.rowcount != 1:
-                raise exception.NodeLocked(node=node.uuid,
-                                           host=node.reservation)
-            session.expunge(node)
-            return node
+        values = dict(values, updated_at=utcnow())
+        try:
+            with self._writer() as session:
+                res = session.execute(sa.update(N).where(
+                    N.id == node_id, N.reservation == tag).values(
+                    **values).execution_options(synchronize_session=False))
+                node = session.get(N, node_id)
+                if node is None:
+                    raise exception.NodeNotFound(node=node_id)
+                if res.rowcount != 1:
+                    raise exception.NodeLocked(node=node.uuid,
+                                               host=node.reservation)
+                session.expunge(node)
+                return node
+        except db_exc.DBDuplicateEntry as e:
+            # A name or instance_uuid another node holds: the same 409 as
+            # on create (the transaction was rolled back).
+            raise self._translate_integrity(
+                e, "node", {"uuid": node_id, **values}) from e
 
     @engine.retry_on_deadlock
     def clear_node_reservations_for_conductor(self, hostname: str) -> int:

@@ -115,9 +115,8 @@ class ChassisController(rest.RestController):
 
     @expose()
     def _lookup(self, ident, sub=None, *remainder):
-        # pecan sends argument-less custom actions here too.
-        if sub is None and ident in self._custom_actions:
-            return getattr(self, ident), []
+        if sub is None:
+            return api_utils.item_without_handler(self, ident)
         if sub != "nodes":
             pecan.abort(404)
         return ChassisNodesController(ident), remainder

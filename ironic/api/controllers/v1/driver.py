@@ -176,6 +176,8 @@ class DriversController(rest.RestController):
 
     @expose()
     def _lookup(self, name, sub=None, *remainder):
+        if sub is None:
+            return api_utils.item_without_handler(self, name)
         if sub == "properties" and not remainder:
             return DriverProperties(name), []
         factory = self._subcontrollers.get(sub)

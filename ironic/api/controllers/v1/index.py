@@ -79,6 +79,8 @@ class V1Controller:
     @expose()
     @api_method()
     def index(self):
+        if pecan.request.method not in ("GET", "HEAD"):
+            raise method.MethodNotAllowed(allow=["GET"])
         url = method.public_url()
         ver = method.version()
         doc = {
@@ -102,7 +104,3 @@ class V1Controller:
             if since <= ver and hasattr(self, name):
                 doc[name] = _links(url, name)
         return doc
-
-    @expose()
-    def _default(self, *remainder):
-        pecan.abort(404)

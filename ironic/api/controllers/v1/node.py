@@ -18,7 +18,7 @@ from ironic.api.controllers.v1 import port as port_api
 from ironic.api.controllers.v1 import portgroup as portgroup_api
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
-from ironic.common import exception, hash_ring, policy, states, utils
+from ironic.common import exception, faults, hash_ring, policy, states, utils
 from ironic.conductor import rpcapi
 from ironic.db import api as db_api
 from ironic.db.sqlalchemy import models
@@ -236,6 +236,21 @@ def _columns_for(fields: list[str]) -> list[str]:
     return [c for c in models.Node.__table__.columns.keys() if c in cols]
 
 
+_FAULTS = (faults.POWER_FAILURE, faults.CLEAN_FAILURE,
+           faults.RESCUE_ABORT_FAILURE, faults.SERVICE_FAILURE)
+
+
+def _check_filter_value(name: str, value: str) -> None:
+    """400 for a filter value no node can ever have."""
+    if name == "provision_state" and value not in states.ALL_STATES:
+        raise exception.InvalidParameterValue(
+            err=f'Provision state "{value}" is not valid')
+    if name == "fault" and value not in _FAULTS:
+        raise exception.InvalidParameterValue(
+            err=f'Unrecognized fault "{value}" is specified, allowed '
+                f'faults are {", ".join(_FAULTS)}')
+
+
 def _list_filters(params: dict, ver: int) -> list:
     """SQL conditions for the public node list filters."""
     N = models.Node
@@ -253,6 +268,7 @@ def _list_filters(params: dict, ver: int) -> list:
         value = params.get(name)
         if value is not None:
             need(minor, name)
+            _check_filter_value(name, value)
             if name == "conductor_group":
                 conds.append(N.conductor_group == value.lower())
             elif name == "shard":
@@ -284,8 +300,12 @@ def _list_filters(params: dict, ver: int) -> list:
             raise exception.InvalidUUID(uuid=value)
         conds.append(N.instance_uuid == utils.normalize_uuid(value))
     if params.get("chassis_uuid") is not None:
+        if not utils.is_uuid_like(params["chassis_uuid"]):
+            raise exception.InvalidParameterValue(
+                err=f"Expected UUID for chassis_uuid: "
+                    f"{params['chassis_uuid']}")
         chassis = db_api.get_instance().get_chassis_by_uuid(
-            params["chassis_uuid"])
+            utils.normalize_uuid(params["chassis_uuid"]))
         conds.append(N.chassis_id == chassis.id)
     if params.get("description_contains") is not None:
         need(51, "description_contains")
@@ -416,8 +436,11 @@ def get_node(ident: str, with_traits: bool = False) -> Node:
         ident = ident[:-len(".json")]
     if utils.is_uuid_like(ident):
         return Node.get(utils.normalize_uuid(ident), with_traits=with_traits)
-    if ver >= 5 and utils.is_valid_logical_name(ident):
-        return Node.get(ident, with_traits=with_traits)
+    if ver >= 5:
+        if utils.is_valid_logical_name(ident):
+            return Node.get(ident, with_traits=with_traits)
+        # Neither a UUID nor a possible name: the request is malformed.
+        raise exception.InvalidUuidOrName(name=ident)
     raise exception.NodeNotFound(node=ident)
 
 
@@ -623,9 +646,8 @@ class NodesController(rest.RestController):
 
     @expose()
     def _lookup(self, ident, sub=None, *remainder):
-        # pecan sends argument-less custom actions here too.
-        if sub is None and ident in self._custom_actions:
-            return getattr(self, ident), []
+        if sub is None:
+            return api_utils.item_without_handler(self, ident)
         factory = self._subcontrollers.get(sub)
         if factory is None:
             pecan.abort(404)

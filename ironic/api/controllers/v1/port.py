@@ -286,6 +286,12 @@ class PortsController(rest.RestController):
         self.node_ident = node_ident
         self.portgroup_ident = portgroup_ident
 
+    @expose()
+    def _lookup(self, ident, *remainder):
+        if not remainder:
+            return api_utils.item_without_handler(self, ident)
+        pecan.abort(404)
+
     def _check_top_level(self) -> None:
         # Items are managed at /v1/ports only; the nested views just list.
         if self.node_ident or self.portgroup_ident:
@@ -307,8 +313,10 @@ class PortsController(rest.RestController):
             conds.append(P.portgroup_id == Portgroup.get(pg_ident).id)
         if params.get("address"):
             addr = params["address"]
-            conds.append(P.address == (utils.normalize_mac(addr)
-                                       if utils.is_valid_mac(addr) else addr))
+            if not utils.is_valid_mac(addr):
+                raise exception.InvalidParameterValue(
+                    err=f"Expected valid MAC address for address: {addr}")
+            conds.append(P.address == utils.normalize_mac(addr))
         if params.get("shard"):
             resource.need_version(ver, 82, "The 'shard' filter")
             shards = [x.strip() for x in params["shard"].split(",")

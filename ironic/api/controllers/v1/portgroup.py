@@ -142,9 +142,8 @@ class PortgroupsController(rest.RestController):
 
     @expose()
     def _lookup(self, ident, sub=None, *remainder):
-        # pecan sends argument-less custom actions here too.
-        if sub is None and ident in self._custom_actions:
-            return getattr(self, ident), []
+        if sub is None:
+            return api_utils.item_without_handler(self, ident)
         if sub != "ports" or method.version() < _SUBRESOURCES_SINCE:
             pecan.abort(404)
         return port_api.PortsController(portgroup_ident=ident,

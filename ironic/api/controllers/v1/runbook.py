@@ -193,6 +193,8 @@ class RunbookTraitsController(rest.RestController):
 class RunbooksController(rest.RestController):
     @expose()
     def _lookup(self, ident, sub=None, *remainder):
+        if sub is None:
+            return api_utils.item_without_handler(self, ident)
         if sub == "traits":
             return RunbookTraitsController(ident), remainder
         pecan.abort(404)

@@ -56,10 +56,10 @@ def parse_limit(limit: str | int | None) -> int:
     except (TypeError, ValueError) as e:
         raise exception.InvalidParameterValue(
             err=f"Invalid limit {limit!r}: expected an integer.") from e
-    if value < 0:
+    if value <= 0:
         raise exception.InvalidParameterValue(
-            err="Limit must be a positive integer.")
-    return min(value, max_limit) if value else max_limit
+            err="Limit must be positive.")
+    return min(value, max_limit)
 
 
 def parse_sort_dir(sort_dir: str | None) -> str:
@@ -86,6 +86,27 @@ def parse_fields(fields: str | None, allowed: Iterable[str]
         raise exception.InvalidParameterValue(
             err=f"Field(s) \"{', '.join(bad)}\" are not valid")
     return wanted
+
+
+def item_without_handler(controller: Any, ident: str) -> tuple:
+    """What a collection's ``_lookup`` answers for ``/<collection>/<ident>``
+    with no sub-resource after it.
+
+    pecan only gets there when no handler of the controller takes the
+    request's method (PUT, POST, HEAD on an item), so the answer is 405 with
+    the methods the item does take; a GET-only custom action such as
+    ``detail`` is routed to its handler.
+    """
+    import pecan
+    actions = getattr(controller, "_custom_actions", {})
+    if ident in actions:
+        if pecan.request.method in actions[ident]:
+            return getattr(controller, ident), []
+        raise method.MethodNotAllowed(allow=sorted(actions[ident]))
+    handlers = {"GET": "get_one", "PATCH": "patch", "DELETE": "delete"}
+    allow = sorted(m for m, name in handlers.items()
+                   if hasattr(controller, name))
+    raise method.MethodNotAllowed(allow=allow)
 
 
 def check_marker(marker: str | None) -> str | None:
@@ -136,9 +157,10 @@ def validate(schema: dict, doc: Any, what: str) -> None:
         raise exception.InvalidParameterValue(err=f"{prefix}: {e.message}")
 
 
+# An empty patch is a valid no-op (RFC 6902); the resource is answered as
+# it is, like the reference service does.
 PATCH_SCHEMA = {
     "type": "array",
-    "minItems": 1,
     "items": {
         "type": "object",
         "properties": {

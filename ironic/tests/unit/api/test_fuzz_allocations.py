@@ -61,7 +61,8 @@ def fuzz(tmp_path_factory):
     overrides("database", connection=f"sqlite:///{path}")
     overrides(state_path=str(directory), auth_strategy="noauth",
               rpc_transport="none")
-    overrides("conductor", node_locked_retry_attempts=0)
+    overrides("conductor", node_locked_retry_attempts=0,
+              heartbeat_timeout=3600)
     ifx.configure_test_drivers(overrides)
     policy.reset()
     ifx.register_test_conductor()

@@ -18,21 +18,24 @@ from hypothesis import strategies as st
 
 from ironic.api.controllers.v1 import versions as api_versions
 from ironic.tests import fixtures as ifx
+from ironic.tests.unit.api.test_fuzz import json_scalars, json_text
 
 _SETTINGS = settings(max_examples=80, deadline=None, derandomize=True,
                      suppress_health_check=list(HealthCheck))
 
-scalars = (st.none() | st.booleans() | st.integers(-2**40, 2**40)
-           | st.text(max_size=20)
+# The other port's unique values: creates and patches collide with them.
+TAKEN = ["52:54:00:00:00:02", "52-54-00-00-00-02", "fz-other"]
+scalars = (json_scalars
            | st.sampled_from(["52:54:00:12:34:56", "52-54-00-12-34-57",
                               "true", "False", "managed", "unmanaged",
-                              "1be26c0b-03f2-4d2e-ae87-c02d7f33c123"]))
+                              "1be26c0b-03f2-4d2e-ae87-c02d7f33c123",
+                              *TAKEN]))
 values = st.recursive(
     scalars,
     lambda inner: st.lists(inner, max_size=3)
     | st.dictionaries(st.sampled_from(["switch_id", "port_id", "hostname",
                                        "switch_info", "network_type", "a",
-                                       "vtep-logical-switch"]),
+                                       "vtep-logical-switch"]) | json_text,
                       inner, max_size=4),
     max_leaves=8)
 
@@ -66,6 +69,7 @@ def fuzz(tmp_path_factory):
     overrides("database", connection=f"sqlite:///{path}")
     overrides(state_path=str(directory), auth_strategy="noauth",
               rpc_transport="none")
+    overrides("conductor", heartbeat_timeout=3600)
     ifx.configure_test_drivers(overrides)
     policy.reset()
     ifx.register_test_conductor()
@@ -82,6 +86,12 @@ def fuzz(tmp_path_factory):
             "local_link_connection": {"switch_id": "0a:1b:2c:3d:4e:5f",
                                       "port_id": "1"}}).json["uuid"]
         ids["chassis"] = client.post("/v1/chassis", {}).json["uuid"]
+        for resource, address in (("ports", "52:54:00:00:00:02"),
+                                  ("portgroups", "52:54:00:00:00:03")):
+            other = client.post(f"/v1/{resource}", {
+                "node_uuid": node["uuid"], "address": address,
+                "name": "fz-other"})
+            assert other.status_int == 201, other.body
         yield client, ids
     sqla_api.dispose()
     ifx.stop_local_rpc()
@@ -136,7 +146,12 @@ def test_patch_never_5xx_and_failure_changes_nothing(fuzz, data, resource,
         {"op": st.sampled_from(["add", "replace", "remove", "move"]),
          "path": st.sampled_from(paths)},
         optional={"value": values})
-    patch = data.draw(st.one_of(values, st.lists(op, max_size=4)))
+    collision = st.fixed_dictionaries({
+        "op": st.just("replace"), "path": st.sampled_from(["/address",
+                                                            "/name"]),
+        "value": st.sampled_from(TAKEN + ["52:54:00:00:00:03"])})
+    patch = data.draw(st.one_of(values, st.lists(op | collision,
+                                                 max_size=4)))
     before = _snapshot(client)
     resp = client.patch(f"/v1/{resource}/{ids[resource]}", patch,
                         version=version or "")

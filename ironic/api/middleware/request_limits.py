@@ -1,0 +1,100 @@
+"""Request limits enforced before pecan sees the request.
+
+pecan reads and parses a JSON body on its own while routing, before any
+handler can check it. This middleware runs first:
+
+* a declared ``Content-Length`` over ``[api]max_json_body_size`` is
+  answered 413 without reading the body;
+* a body without a length (chunked) is read at most one byte past the limit,
+  so a client can never make the service buffer more than the limit;
+* a body nesting arrays/objects deeper than ``[api]max_json_body_depth`` is
+  answered 400, measured without recursion;
+* a NUL character (``%00``) in the path or query string is answered 400:
+  no identifier or filter value can hold one, and PostgreSQL refuses them
+  in text, so the request would otherwise fail in the database.
+
+The body read here is handed on in memory with its exact length.
+"""
+
+from __future__ import annotations
+
+import io
+
+from ironic.api import body as body_mod
+from ironic.api.middleware.errors import error_app_response
+from ironic.common import exception
+from ironic.conf import CONF
+
+
+class BodyTooLarge(Exception):
+    """The body is over the limit (raised while reading it)."""
+
+
+def _declared_length(environ) -> int | None:
+    value = environ.get("CONTENT_LENGTH")
+    if not value:
+        return None
+    try:
+        length = int(value)
+    except ValueError:
+        return None
+    return length if length >= 0 else None
+
+
+def _is_chunked(environ) -> bool:
+    return "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
+
+
+def read_bounded(stream, length: int | None, limit: int) -> bytes:
+    """At most ``length`` bytes of ``stream`` (all of it when ``None``);
+    BodyTooLarge as soon as more than ``limit`` bytes arrive."""
+    want = limit + 1 if length is None else min(length, limit + 1)
+    chunks = []
+    got = 0
+    while got < want:
+        chunk = stream.read(min(65536, want - got))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        got += len(chunk)
+    if got > limit:
+        raise BodyTooLarge()
+    return b"".join(chunks)
+
+
+def _has_nul(environ) -> bool:
+    return ("\x00" in environ.get("PATH_INFO", "")
+            or "%00" in environ.get("QUERY_STRING", ""))
+
+
+class RequestLimitMiddleware:
+    def __init__(self, app):
+        self.app = app
+
+    def __call__(self, environ, start_response):
+        if _has_nul(environ):
+            return error_app_response(
+                start_response, 400,
+                "The URL must not contain NUL (%00) characters.")
+        length = _declared_length(environ)
+        if not length and not _is_chunked(environ):
+            return self.app(environ, start_response)
+        limit = CONF.api.max_json_body_size
+        try:
+            if length is not None and length > limit:
+                raise BodyTooLarge()
+            raw = read_bounded(environ["wsgi.input"],
+                               None if _is_chunked(environ) else length,
+                               limit)
+        except BodyTooLarge:
+            return error_app_response(
+                start_response, 413,
+                exception.RequestTooLarge(limit=limit).message)
+        depth = CONF.api.max_json_body_depth
+        if body_mod.nesting_depth_exceeds(raw, depth):
+            return error_app_response(
+                start_response, 400, body_mod.too_deep_error(depth).message)
+        environ["wsgi.input"] = io.BytesIO(raw)
+        environ["CONTENT_LENGTH"] = str(len(raw))
+        environ.pop("HTTP_TRANSFER_ENCODING", None)
+        return self.app(environ, start_response)

@@ -1,0 +1,150 @@
+"""Edge requests answered as the reference service answers them.
+
+Each case was compared with a running Ironic 39: wrong methods, HEAD,
+paths without the item, malformed identifiers and filter values, empty
+version headers and empty patches.
+"""
+
+import uuid
+
+import pytest
+
+from ironic.tests.fixtures import error_message
+
+
+@pytest.fixture
+def ids(api):
+    chassis = api.post("/v1/chassis", {}).json["uuid"]
+    node = api.post("/v1/nodes", {"driver": "fake-hardware", "name": "n1",
+                                  "chassis_uuid": chassis}).json["uuid"]
+    port = api.post("/v1/ports", {"node_uuid": node,
+                                  "address": "52:54:00:00:00:01"})
+    group = api.post("/v1/portgroups", {"node_uuid": node})
+    return {"node": node, "chassis": chassis, "port": port.json["uuid"],
+            "portgroup": group.json["uuid"]}
+
+
+_KEY = {"nodes": "node", "ports": "port", "portgroups": "portgroup",
+        "chassis": "chassis"}
+
+
+def _status(resp, status):
+    assert resp.status_int == status, (resp.status, resp.body)
+    if status >= 400 and resp.body:
+        return error_message(resp)
+    return None
+
+
+@pytest.mark.parametrize("method", ["PUT", "POST"])
+@pytest.mark.parametrize("kind", ["nodes", "ports", "portgroups", "chassis"])
+def test_put_or_post_on_an_item_is_405_with_allow(api, ids, method, kind):
+    resp = api.request(method, f"/v1/{kind}/{ids[_KEY[kind]]}",
+                       {"x": 1})
+    _status(resp, 405)
+    assert set(resp.headers["Allow"].split(", ")) == {"DELETE", "GET",
+                                                      "PATCH"}
+
+
+@pytest.mark.parametrize("path", ["/v1/nodes", "/v1/ports", "/v1/chassis",
+                                  "/v1/portgroups", "/v1/drivers"])
+def test_put_on_a_collection_is_405(api, path):
+    resp = api.put(path, {})
+    _status(resp, 405)
+    assert "GET" in resp.headers["Allow"]
+
+
+@pytest.mark.parametrize("path", ["/v1/nodes", "/v1/nodes/n1",
+                                  "/v1/nodes/detail", "/v1/ports",
+                                  "/v1/chassis/detail",
+                                  "/v1/nodes/n1/states"])
+def test_head_on_v1_resources_is_405(api, ids, path):
+    resp = api.request("HEAD", path)
+    assert resp.status_int == 405
+    assert "GET" in resp.headers["Allow"]
+
+
+@pytest.mark.parametrize("path", ["/", "/v1", "/v1/"])
+def test_head_on_version_documents_is_200(api, path):
+    assert api.request("HEAD", path).status_int == 200
+
+
+@pytest.mark.parametrize("method", ["POST", "DELETE", "PUT", "PATCH"])
+def test_v1_document_answers_get_only(api, method):
+    resp = api.request(method, "/v1", {})
+    _status(resp, 405)
+    assert resp.headers["Allow"] == "GET"
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT"])
+def test_detail_answers_get_only(api, method):
+    _status(api.request(method, "/v1/nodes/detail", {}), 405)
+
+
+@pytest.mark.parametrize("method,path", [
+    ("PATCH", "/v1/nodes"), ("DELETE", "/v1/nodes"), ("PATCH", "/v1/ports"),
+    ("DELETE", "/v1/chassis"), ("PATCH", "/v1/portgroups")])
+def test_item_method_without_the_item_is_400(api, method, path):
+    message = _status(api.request(method, path, []), 400)
+    assert "Missing mandatory parameter" in message
+
+
+def test_unknown_paths_stay_404(api, ids):
+    for path in ("/bogus", "/v1/bogus", "/v1/nodes/n1/bogus",
+                 f"/v1/ports/{ids['port']}/bogus"):
+        _status(api.get(path), 404)
+
+
+@pytest.mark.parametrize("kind", ["nodes", "ports", "portgroups", "chassis"])
+def test_empty_patch_answers_the_resource_unchanged(api, ids, kind):
+    path = f"/v1/{kind}/{ids[_KEY[kind]]}"
+    before = api.get(path).json
+    resp = api.patch(path, [])
+    _status(resp, 200)
+    assert resp.json == before == api.get(path).json
+
+
+@pytest.mark.parametrize("query,words", [
+    ("chassis_uuid=notauuid", "Expected UUID for chassis_uuid"),
+    ("provision_state=bogus", 'Provision state "bogus" is not valid'),
+    ("fault=bogus", "Unrecognized fault"),
+    ("limit=0", "Limit must be positive"),
+    ("limit=-1", "Limit must be positive"),
+])
+def test_node_list_rejects_impossible_filters(api, ids, query, words):
+    assert words in _status(api.get(f"/v1/nodes?{query}"), 400)
+
+
+def test_node_list_chassis_filter_takes_any_uuid_spelling(api, ids):
+    upper = ids["chassis"].upper()
+    nodes = api.get(f"/v1/nodes?chassis_uuid={upper}").json["nodes"]
+    assert [n["uuid"] for n in nodes] == [ids["node"]]
+    _status(api.get(f"/v1/nodes?chassis_uuid={uuid.uuid4()}"), 404)
+
+
+def test_port_list_rejects_a_malformed_address(api, ids):
+    message = _status(api.get("/v1/ports?address=zz"), 400)
+    assert "Expected valid MAC address for address: zz" in message
+
+
+@pytest.mark.parametrize("ident", ["zzz%20zz", "a%3Cb", "%C3%A9t%C3%A9!"])
+def test_malformed_node_identifier_is_400(api, ident):
+    message = _status(api.get(f"/v1/nodes/{ident}"), 400)
+    assert "name or UUID" in message
+
+
+def test_malformed_node_identifier_before_names_is_404(api):
+    _status(api.get("/v1/nodes/zzz%20zz", version="1.4"), 404)
+
+
+@pytest.mark.parametrize("path", ["/v1/nodes/%00", "/v1/nodes?driver=%00",
+                                  "/v1/ports?address=52:54%00",
+                                  "/v1/nodes?name=a%00b"])
+def test_nul_in_the_url_is_400(api, path):
+    assert "NUL" in _status(api.get(path), 400)
+
+
+def test_empty_version_header_is_as_if_absent(api):
+    resp = api.get("/v1/nodes", headers={
+        "X-OpenStack-Ironic-API-Version": ""})
+    assert resp.status_int == 200
+    assert resp.headers["X-OpenStack-Ironic-API-Version"] == "1.1"

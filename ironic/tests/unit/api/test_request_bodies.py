@@ -1,0 +1,243 @@
+"""Request bodies the service cannot store or answer are 400, not 500.
+
+Each case is refused while the body is parsed, before anything is written:
+the node or list stays as it was.
+"""
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ironic.api import body
+from ironic.conf import CONF
+from ironic.tests.fixtures import error_message
+
+
+@pytest.fixture
+def node(api):
+    resp = api.post("/v1/nodes", {"driver": "fake-hardware", "name": "n1",
+                                  "extra": {"keep": 1}})
+    assert resp.status_int == 201, resp.body
+    return resp.json
+
+
+def _nodes(api):
+    return api.get("/v1/nodes/detail").json["nodes"]
+
+
+def _extra_patch(raw_value: bytes) -> bytes:
+    return (b'[{"op": "add", "path": "/extra/a", "value": ' + raw_value
+            + b"}]")
+
+
+def _create_body(raw_value: bytes) -> bytes:
+    return b'{"driver": "fake-hardware", "extra": {"a": ' + raw_value + b"}}"
+
+
+_OUT_OF_RANGE = [b"18446744073709551616", b"1" + b"0" * 30,
+                 b"-9223372036854775809", b"1" * 5000]
+_NOT_JSON_NUMBERS = [b"NaN", b"Infinity", b"-Infinity", b"1e999"]
+_BAD_TEXT = [b'"\\ud800"', b'"a\\udfffb"', b'"\\u0000"', b'"x\\u0000y"']
+
+
+@pytest.mark.parametrize("value", _OUT_OF_RANGE + _NOT_JSON_NUMBERS
+                         + _BAD_TEXT)
+def test_create_with_unstorable_value_is_400_and_creates_nothing(api, value):
+    resp = api.post("/v1/nodes", raw=_create_body(value))
+    assert resp.status_int == 400, resp.body
+    error_message(resp)
+    assert _nodes(api) == []
+
+
+@pytest.mark.parametrize("value", _OUT_OF_RANGE + _NOT_JSON_NUMBERS
+                         + _BAD_TEXT)
+def test_patch_with_unstorable_value_is_400_and_changes_nothing(api, node,
+                                                                value):
+    before = _nodes(api)
+    resp = api.patch("/v1/nodes/n1", raw=_extra_patch(value))
+    assert resp.status_int == 400, resp.body
+    error_message(resp)
+    assert _nodes(api) == before
+
+
+@pytest.mark.parametrize("key", [b'"\\ud800"', b'"\\u0000"'])
+def test_unstorable_text_in_keys_is_400(api, node, key):
+    resp = api.patch("/v1/nodes/n1", raw=(
+        b'[{"op": "add", "path": "/extra/a", "value": {' + key + b": 1}}]"))
+    assert resp.status_int == 400, resp.body
+
+
+def test_messages_say_what_is_wrong(api, node):
+    resp = api.patch("/v1/nodes/n1", raw=_extra_patch(b"1" + b"0" * 30))
+    assert "out of range" in error_message(resp)
+    resp = api.patch("/v1/nodes/n1", raw=_extra_patch(b'"\\u0000"'))
+    assert "NUL" in error_message(resp)
+    resp = api.patch("/v1/nodes/n1", raw=_extra_patch(b'"\\ud800"'))
+    assert "surrogate" in error_message(resp)
+    resp = api.patch("/v1/nodes/n1", raw=_extra_patch(b"NaN"))
+    assert "NaN" in error_message(resp)
+
+
+@pytest.mark.parametrize("value", [b"18446744073709551615",
+                                   b"-9223372036854775808", b"1.5e300",
+                                   b'"\\ud83d\\ude00"', b'"\\u00e9\\t"'])
+def test_values_at_the_edges_are_stored_and_read_back(api, node, value):
+    resp = api.patch("/v1/nodes/n1", raw=_extra_patch(value))
+    assert resp.status_int == 200, resp.body
+    expected = json.loads(value)
+    assert resp.json["extra"]["a"] == expected
+    assert api.get("/v1/nodes/n1").json["extra"]["a"] == expected
+
+
+@pytest.mark.parametrize("raw", [b"[" * 100_000, b"{\"a\":" * 50_000,
+                                 b"[" * 40 + b"]" * 40])
+def test_deep_nesting_is_400_without_recursion(api, raw):
+    for method, path in [("POST", "/v1/nodes"), ("PATCH", "/v1/nodes/x"),
+                         ("PUT", "/v1/nodes/x/traits"),
+                         ("POST", "/v1/ports")]:
+        resp = api.request(method, path, raw=raw)
+        assert resp.status_int == 400, (method, path, resp.body)
+        assert "deeper than 30" in error_message(resp)
+
+
+def test_brackets_inside_strings_do_not_count(api):
+    text = "[{" * 1000 + '\\"' + "]}" * 1000
+    resp = api.post("/v1/nodes", raw=(
+        b'{"driver": "fake-hardware", "extra": {"s": "'
+        + text.encode() + b'"}}'))
+    assert resp.status_int == 201, resp.body
+    assert resp.json["extra"]["s"] == json.loads(f'"{text}"')
+
+
+def test_depth_limit_is_configurable(api, config):
+    config("api", max_json_body_depth=3)
+    resp = api.post("/v1/nodes", {"driver": "fake-hardware",
+                                  "extra": {"a": {"b": [1]}}})
+    assert resp.status_int == 400
+    assert "deeper than 3" in error_message(resp)
+    resp = api.post("/v1/nodes", {"driver": "fake-hardware",
+                                  "extra": {"a": 1}})
+    assert resp.status_int == 201
+
+
+def test_oversized_body_is_413(api):
+    limit = CONF.api.max_json_body_size
+    resp = api.post("/v1/nodes", raw=(
+        b'{"driver": "fake-hardware", "extra": {"a": "'
+        + b"x" * limit + b'"}}'))
+    assert resp.status_int == 413
+    assert str(limit) in error_message(resp)
+    assert _nodes(api) == []
+
+
+def test_declared_length_over_the_limit_is_413_without_reading(api, config):
+    config("api", max_json_body_size=100)
+
+    class Unreadable:
+        def read(self, *args):
+            raise AssertionError("the body must not be read")
+
+    import webob
+    req = webob.Request.blank("/v1/nodes", method="POST", headers={
+        "X-OpenStack-Ironic-API-Version": "latest",
+        "Content-Type": "application/json"})
+    req.environ["wsgi.input"] = Unreadable()
+    req.environ["CONTENT_LENGTH"] = "101"
+    resp = req.get_response(api.app)
+    assert resp.status_int == 413
+    error_message(resp)
+
+
+def test_chunked_body_is_read_only_up_to_the_limit(api, config):
+    config("api", max_json_body_size=1000)
+    import io
+
+    import webob
+
+    class Endless(io.RawIOBase):
+        served = 0
+
+        def read(self, n=-1):
+            n = 4096 if n is None or n < 0 else n
+            self.served += n
+            return b" " * n
+
+    stream = Endless()
+    req = webob.Request.blank("/v1/nodes", method="POST", headers={
+        "X-OpenStack-Ironic-API-Version": "latest",
+        "Content-Type": "application/json",
+        "Transfer-Encoding": "chunked"})
+    req.environ["wsgi.input"] = stream
+    req.environ.pop("CONTENT_LENGTH", None)
+    resp = req.get_response(api.app)
+    assert resp.status_int == 413
+    assert stream.served <= 1001
+
+
+def test_chunked_body_within_the_limit_is_served(api):
+    import io
+
+    import webob
+    payload = json.dumps({"driver": "fake-hardware", "name": "chunky"})
+    req = webob.Request.blank("/v1/nodes", method="POST", headers={
+        "X-OpenStack-Ironic-API-Version": "latest",
+        "Content-Type": "application/json",
+        "Transfer-Encoding": "chunked"})
+    req.environ["wsgi.input"] = io.BytesIO(payload.encode())
+    req.environ.pop("CONTENT_LENGTH", None)
+    resp = req.get_response(api.app)
+    assert resp.status_int == 201, resp.body
+    assert resp.json["name"] == "chunky"
+
+
+def test_body_fields_are_not_handler_arguments(api, node):
+    # pecan would hand {"trait": ...} to put(trait=...), adding one trait
+    # instead of validating a traits document.
+    resp = api.put("/v1/nodes/n1/traits", {"trait": "CUSTOM_X"})
+    assert resp.status_int == 400, resp.body
+    assert api.get("/v1/nodes/n1/traits").json["traits"] == []
+
+
+def test_patch_sent_as_an_object_names_the_patch_document(api, node):
+    resp = api.patch("/v1/nodes/n1", {"op": "add", "path": "/extra/a",
+                                      "value": 1})
+    assert resp.status_int == 400
+    message = error_message(resp)
+    assert "JSON Patch" in message and "query parameter" not in message
+
+
+def test_form_encoded_patch_is_still_read_as_json(api, node):
+    # curl -d sends this content type unless told otherwise.
+    import webob
+    req = webob.Request.blank("/v1/nodes/n1", method="PATCH", headers={
+        "X-OpenStack-Ironic-API-Version": "latest",
+        "Content-Type": "application/x-www-form-urlencoded"})
+    req.body = _extra_patch(b"7")
+    resp = req.get_response(api.app)
+    assert resp.status_int == 200, resp.body
+    assert resp.json["extra"]["a"] == 7
+
+
+def _depth(doc) -> int:
+    if isinstance(doc, dict):
+        return 1 + max(map(_depth, doc.values()), default=0)
+    if isinstance(doc, list):
+        return 1 + max(map(_depth, doc), default=0)
+    return 0
+
+
+_docs = st.recursive(
+    st.none() | st.integers() | st.text(alphabet='[]{}"\\ab'),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.text(alphabet='[]{}"\\ab', max_size=4), inner,
+                      max_size=3),
+    max_leaves=20)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(doc=_docs, limit=st.integers(1, 8))
+def test_raw_depth_scan_agrees_with_the_parsed_depth(doc, limit):
+    raw = json.dumps(doc).encode()
+    assert body.nesting_depth_exceeds(raw, limit) == (_depth(doc) > limit)
