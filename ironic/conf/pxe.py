@@ -36,19 +36,10 @@ opts = [
                     "[deploy]http_root, on the file system of its links). "
                     "Empty disables both caches: every node gets its own "
                     "download."),
-    cfg.StrOpt("images_path", default="/var/lib/ironic/images/",
-               help="Directory where per-node copies of instance images "
-                    "are kept by the deploy interfaces that serve them "
-                    "from the conductor."),
-    cfg.StrOpt("instance_master_path",
-               default="/var/lib/ironic/master_images",
-               help="Cache of downloaded instance images the per-node "
-                    "copies in images_path are linked from. Empty "
-                    "disables the cache."),
     cfg.IntOpt("image_cache_size", default=20480, min=0,
-               help="Upper bound, in MiB, of each image cache (the files in "
-                    "use count too). Unused images are evicted, least "
-                    "recently used first, when it is exceeded."),
+               help="Upper bound, in MiB, of each boot image cache (the "
+                    "files in use count too). Unused images are evicted, "
+                    "least recently used first, when it is exceeded."),
     cfg.IntOpt("image_cache_ttl", default=10080, min=0,
                help="Minutes after which an unused cached image is "
                     "evicted even when the cache is not full."),

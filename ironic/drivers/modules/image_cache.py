@@ -360,10 +360,3 @@ def boot_image_cache(master_dir: str | None) -> ImageCache:
                       CONF.pxe.image_cache_ttl * 60,
                       CONF.pxe.file_permission)
 
-
-def instance_image_cache() -> ImageCache:
-    """The cache of instance images ([pxe]instance_master_path), for deploy
-    interfaces that serve images from the conductor."""
-    return ImageCache(CONF.pxe.instance_master_path,
-                      CONF.pxe.image_cache_size * 2**20,
-                      CONF.pxe.image_cache_ttl * 60)
