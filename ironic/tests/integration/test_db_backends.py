@@ -177,3 +177,93 @@ def test_allocation_candidates_and_conflicts(db):
     db.destroy_node(both.id)
     with pytest.raises(exception.AllocationNotFound):
         db.get_allocation(alloc.uuid)
+
+
+def test_update_under_lock_maps_duplicates_to_conflicts(db):
+    # The conductor writes a PATCH with update_node_locked; the backend's
+    # unique violation must be the same 409 as on create.
+    inst = str(uuid.uuid4())
+    db.create_node({"driver": "f", "name": "taken", "instance_uuid": inst})
+    node = db.create_node({"driver": "f", "name": "mine"})
+    db.reserve_node("c1", node.id)
+    with pytest.raises(exception.DuplicateName, match="taken"):
+        db.update_node_locked(node.id, "c1", {"name": "taken"})
+    with pytest.raises(exception.InstanceAssociated, match=inst):
+        db.update_node_locked(node.id, "c1", {"instance_uuid": inst})
+    back = db.get_node_by_id(node.id)
+    assert (back.name, back.instance_uuid, back.reservation) == (
+        "mine", None, "c1")
+
+
+# --- JSON documents through the API ---------------------------------------
+
+@pytest.fixture
+def api(backend_db, config, tmp_path):
+    from ironic.api import app as api_app
+    from ironic.common import driver_factory, policy
+    from ironic.tests import fixtures as ifx
+    config(state_path=str(tmp_path), auth_strategy="noauth",
+           rpc_transport="none")
+    ifx.configure_test_drivers(config)
+    policy.reset()
+    ifx.register_test_conductor()
+    yield ifx.ApiClient(api_app.setup_app())
+    ifx.stop_local_rpc()
+    driver_factory.reset()
+
+
+def test_json_columns_hold_a_full_size_body(api):
+    # A body may be [api]max_json_body_size (1 MiB); MySQL's TEXT stops at
+    # 64 KiB and a strict server refuses longer values, so every JSON
+    # column must be LONGTEXT there.
+    big = {f"k{i}": "x" * 1000 for i in range(300)}  # ~300 KiB each
+    resp = api.post("/v1/nodes", {"driver": "fake-hardware", "extra": big,
+                                  "properties": big, "driver_info": big})
+    assert resp.status_int == 201, resp.body[:300]
+    uuid_ = resp.json["uuid"]
+    resp = api.patch(f"/v1/nodes/{uuid_}", [
+        {"op": "add", "path": "/network_data", "value": big}])
+    assert resp.status_int == 200, resp.body[:300]
+    back = api.get(f"/v1/nodes/{uuid_}").json
+    assert back["extra"] == back["properties"] == back["network_data"] == \
+        big
+    port = api.post("/v1/ports", {"node_uuid": uuid_,
+                                  "address": "52:54:00:00:00:01",
+                                  "extra": big})
+    assert port.status_int == 201, port.body[:300]
+    assert api.get(f"/v1/ports/{port.json['uuid']}").json["extra"] == big
+
+
+@pytest.mark.parametrize("db_server", ["mysql"], indirect=True)
+def test_every_json_column_is_longtext_on_mysql(backend_db):
+    from ironic.db.sqlalchemy import models
+    from ironic.db.sqlalchemy import types as db_types
+    expected = {(t.name, c.name) for t in models.Base.metadata.sorted_tables
+                for c in t.columns if isinstance(c.type, db_types.JSONText)}
+    with sqla_api.get_engine().connect() as conn:
+        rows = conn.execute(sa.text(
+            "SELECT table_name, column_name, data_type FROM "
+            "information_schema.columns WHERE table_schema = DATABASE()"))
+        kinds = {(r[0], r[1]): r[2].lower() for r in rows}
+    assert expected and {k: kinds[k] for k in expected} == {
+        k: "longtext" for k in expected}
+
+
+def test_nul_is_refused_before_the_database(api):
+    # PostgreSQL cannot store NUL in text (psycopg2 raises ValueError):
+    # it must be a 400 from the API on every backend.
+    for body in ({"driver": "fake-hardware", "extra": {"a": "x\u0000"}},
+                 {"driver": "fake-hardware", "name": "a\u0000b"},
+                 {"driver": "fake-hardware", "properties": {"\u0000": 1}}):
+        resp = api.post("/v1/nodes", body)
+        assert resp.status_int == 400, resp.body
+    node = api.post("/v1/nodes", {"driver": "fake-hardware"}).json
+    resp = api.patch(f"/v1/nodes/{node['uuid']}", [
+        {"op": "add", "path": "/extra/a", "value": "\u0000"}])
+    assert resp.status_int == 400, resp.body
+    for path in ("/v1/nodes?driver=%00", "/v1/nodes/a%00b",
+                 "/v1/ports?address=%00"):
+        assert api.get(path).status_int == 400, path
+    assert [n["uuid"] for n in api.get("/v1/nodes").json["nodes"]] == [
+        node["uuid"]]
+    assert api.get(f"/v1/nodes/{node['uuid']}").json["extra"] == {}
