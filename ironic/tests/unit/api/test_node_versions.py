@@ -111,6 +111,53 @@ def test_filters_select_nodes(api_newest):
     assert uuids("/v1/nodes?driver=ipmi") == []
 
 
+def test_state_instance_maintenance_and_fault_filters(api_newest):
+    api = api_newest
+    inst = "1be26c0b-03f2-4d2e-ae87-c02d7f33c123"
+    plain = _create(api)["uuid"]
+    deployed = _create(api, instance_uuid=inst)["uuid"]
+    broken = _create(api, maintenance=True)["uuid"]
+    _db_update(deployed, provision_state="active")
+    _db_update(broken, provision_state="manageable", fault="power failure")
+
+    def uuids(query):
+        resp = api.get(f"/v1/nodes?{query}")
+        assert resp.status_int == 200, resp.body
+        return sorted(n["uuid"] for n in resp.json["nodes"])
+
+    assert uuids("provision_state=active") == [deployed]
+    assert uuids("provision_state=manageable") == [broken]
+    assert uuids("provision_state=enroll") == [plain]
+    assert uuids("provision_state=deploying") == []
+    assert uuids("associated=true") == [deployed]
+    assert uuids("associated=False") == sorted([plain, broken])
+    assert uuids(f"instance_uuid={inst}") == [deployed]
+    # Any spelling of the UUID finds it.
+    assert uuids(f"instance_uuid={inst.upper()}") == [deployed]
+    assert uuids("instance_uuid=0c3b9f94-4d6e-4a7c-9a53-11ad2f2c6a10") == []
+    assert uuids("maintenance=true") == [broken]
+    assert uuids("maintenance=0") == sorted([plain, deployed])
+    assert uuids("fault=power%20failure") == [broken]
+    assert uuids("fault=clean%20failure") == []
+    # Filters combine with AND.
+    assert uuids("maintenance=false&associated=true") == [deployed]
+    assert uuids("maintenance=true&fault=power%20failure"
+                 "&provision_state=manageable") == [broken]
+    assert uuids("maintenance=true&associated=true") == []
+
+
+@pytest.mark.parametrize("query,status", [
+    ("provision_state=active", 406), ("fault=power%20failure", 406),
+    ("associated=maybe", 400), ("maintenance=maybe", 400),
+    ("instance_uuid=not-a-uuid", 400)])
+def test_state_instance_maintenance_and_fault_filter_errors(api, query,
+                                                            status):
+    # provision_state needs 1.9 and fault 1.42; bad values are 400.
+    resp = api.get(f"/v1/nodes?{query}", version="1.8")
+    assert resp.status_int == status, resp.body
+    error_message(resp)
+
+
 def test_sort_key_rules(api):
     for _ in range(3):
         _create(api)
