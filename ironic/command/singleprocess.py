@@ -14,6 +14,9 @@ def main(argv: list[str] | None = None) -> int:
     # One process needs no message broker: calls go straight to the
     # conductor living here, unless the configuration says otherwise.
     CONF.set_default("rpc_transport", "none")
+    # The embedded service listens on loopback unless told otherwise
+    # (ironic-api keeps the option's own default, all addresses).
+    CONF.set_default("host_ip", "127.0.0.1", group="api")
     service.prepare_service("ironic", sys.argv[1:] if argv is None
                             else argv)
     service.ensure_state_path()
