@@ -90,26 +90,40 @@ def _check_text(text: str) -> None:
                   f"found the lone surrogate \\u{ord(bad.group()):04x}.")
 
 
-def check_document(doc: Any, depth_limit: int) -> None:
-    """400 for over-deep nesting or text that cannot be stored (iterative
-    walk over every key and value)."""
+def _walk(doc: Any, depth_limit: int, check_text: bool) -> bool:
+    """Iterate over every key and value of ``doc``; True as soon as an
+    array or object sits deeper than ``depth_limit``."""
     stack = [(doc, 1)]
     while stack:
         item, level = stack.pop()
         if isinstance(item, str):
-            _check_text(item)
+            if check_text:
+                _check_text(item)
             continue
         if isinstance(item, dict):
-            for key in item:
-                _check_text(key)
+            if check_text:
+                for key in item:
+                    _check_text(key)
             children = item.values()
         elif isinstance(item, list):
             children = item
         else:
             continue
         if level > depth_limit:
-            raise too_deep_error(depth_limit)
+            return True
         stack.extend((c, level + 1) for c in children)
+    return False
+
+
+def depth_exceeds(doc: Any, depth_limit: int) -> bool:
+    """True when the parsed ``doc`` nests deeper than ``depth_limit``."""
+    return _walk(doc, depth_limit, check_text=False)
+
+
+def check_document(doc: Any, depth_limit: int) -> None:
+    """400 for over-deep nesting or text that cannot be stored."""
+    if _walk(doc, depth_limit, check_text=True):
+        raise too_deep_error(depth_limit)
 
 
 def parse(raw: bytes, depth_limit: int) -> Any:

@@ -322,7 +322,7 @@ def destroy(alloc: Allocation) -> None:
     api.destroy_allocation(method.context(), alloc.uuid, host)
 
 
-class AllocationsController(rest.RestController):
+class AllocationsController(api_utils.ItemLookup, rest.RestController):
     @expose()
     @api_method(min_version=MIN_VERSION)
     def get_all(self, **params):

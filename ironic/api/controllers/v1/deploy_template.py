@@ -120,7 +120,7 @@ def _list(params: dict) -> dict:
         "deploy_templates", params, rows[-1].uuid if rows else None)
 
 
-class DeployTemplatesController(rest.RestController):
+class DeployTemplatesController(api_utils.ItemLookup, rest.RestController):
     @expose()
     @api_method(min_version=MIN_VERSION)
     def get_all(self, **params):

@@ -10,8 +10,6 @@ the request; the BMC work follows, a failure shows in ``last_error``.
 
 from __future__ import annotations
 
-import json
-
 import pecan
 
 from ironic.api import method
@@ -66,11 +64,7 @@ def _body_device_types():
     raw = pecan.request.body
     if not raw or not raw.strip():
         return None
-    try:
-        doc = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as e:
-        raise exception.InvalidParameterValue(
-            err=f"Request body is not valid JSON: {e}") from e
+    doc = method.json_body(object)
     if not isinstance(doc, dict) or set(doc) - {"device_types"}:
         raise exception.InvalidParameterValue(
             err="The body may only hold device_types.")

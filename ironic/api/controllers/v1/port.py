@@ -278,19 +278,13 @@ def nodes_where(column, *conds):
     return column.in_(sa.select(models.Node.id).where(*conds))
 
 
-class PortsController(rest.RestController):
+class PortsController(api_utils.ItemLookup, rest.RestController):
     _custom_actions = {"detail": ["GET"]}
 
     def __init__(self, node_ident: str | None = None,
                  portgroup_ident: str | None = None):
         self.node_ident = node_ident
         self.portgroup_ident = portgroup_ident
-
-    @expose()
-    def _lookup(self, ident, *remainder):
-        if not remainder:
-            return api_utils.item_without_handler(self, ident)
-        pecan.abort(404)
 
     def _check_top_level(self) -> None:
         # Items are managed at /v1/ports only; the nested views just list.

@@ -9,7 +9,7 @@ import jsonpatch
 import jsonschema
 from oslo_utils import strutils
 
-from ironic.api import method
+from ironic.api import body, method
 from ironic.common import exception
 from ironic.conf import CONF
 
@@ -107,6 +107,19 @@ def item_without_handler(controller: Any, ident: str) -> tuple:
     allow = sorted(m for m, name in handlers.items()
                    if hasattr(controller, name))
     raise method.MethodNotAllowed(allow=allow)
+
+
+class ItemLookup:
+    """Mixin of collections whose items have no sub-resources: a method
+    no handler takes on ``/<collection>/<ident>`` is 405, any longer path
+    404."""
+
+    @method.expose()
+    def _lookup(self, ident, *remainder):
+        if not remainder:
+            return item_without_handler(self, ident)
+        import pecan
+        pecan.abort(404)
 
 
 def check_marker(marker: str | None) -> str | None:
@@ -214,4 +227,11 @@ def apply_patch(doc: dict, patch: Sequence[dict], *,
             raise exception.PatchError(
                 patch=patch, reason=f"'/{name}' is a mandatory attribute "
                                     f"and can not be removed")
+    limit = CONF.api.max_json_body_depth
+    if body.depth_exceeds(result, limit):
+        # Patches adding under ever deeper paths would otherwise grow a
+        # document without bound, past what can be encoded again.
+        raise exception.PatchError(
+            patch=patch, reason=f"the patched document would nest deeper "
+                                f"than {limit} levels")
     return result

@@ -154,7 +154,7 @@ def _check_node_idle(node_id: int, action: str) -> None:
             action=action, node=node.uuid, state=node.power_state)
 
 
-class _VolumeCollection(rest.RestController):
+class _VolumeCollection(api_utils.ItemLookup, rest.RestController):
     kind: _Kind
 
     def __init__(self, node_ident: str | None = None):

@@ -148,3 +148,29 @@ def test_empty_version_header_is_as_if_absent(api):
         "X-OpenStack-Ironic-API-Version": ""})
     assert resp.status_int == 200
     assert resp.headers["X-OpenStack-Ironic-API-Version"] == "1.1"
+
+
+@pytest.mark.parametrize("path", [
+    "/v1/allocations/{u}", "/v1/deploy_templates/{u}",
+    "/v1/volume/connectors/{u}", "/v1/volume/targets/{u}",
+    "/v1/runbooks/{u}"])
+@pytest.mark.parametrize("method", ["PUT", "POST"])
+def test_put_or_post_on_other_items_is_405(api_newest, path, method):
+    resp = api_newest.request(method, path.format(u=uuid.uuid4()), {})
+    _status(resp, 405)
+    assert "GET" in resp.headers["Allow"]
+
+
+def test_patches_cannot_grow_a_document_past_the_depth_limit(api, ids):
+    # Each body is shallow enough, but adding under ever deeper paths
+    # would nest the stored document without bound.
+    path = "/extra"
+    value = {"a": {}}
+    for _ in range(20):
+        resp = api.patch("/v1/nodes/n1", [
+            {"op": "add", "path": f"{path}/a", "value": value}])
+        if resp.status_int != 200:
+            break
+        path += "/a/a"
+    assert "deeper than 30" in _status(resp, 400)
+    assert api.get("/v1/nodes/n1").status_int == 200
