@@ -13,8 +13,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import http.server
+import json
 import threading
 import time
+import urllib.request
 import uuid as uuid_mod
 
 import pytest
@@ -386,3 +388,29 @@ def test_conductor_restart_resumes_at_the_recorded_step(tmp_path_factory,
         finally:
             conn.close()
             assert second.stop() == 0
+
+
+def _service(endpoint, uuid, service_steps):
+    req = urllib.request.Request(
+        f"{endpoint}/v1/nodes/{uuid}/states/provision", method="PUT",
+        data=json.dumps({"target": "service",
+                         "service_steps": service_steps}).encode(),
+        headers={"Content-Type": "application/json",
+                 "X-OpenStack-Ironic-API-Version": "1.87"})
+    with urllib.request.urlopen(req, timeout=30) as resp:
+        assert resp.status == 202
+
+
+def test_service_an_active_node_in_band(aio, conn, image_server):
+    uuid, mac = _deployable(conn, image_server, "agent-service")
+    with agent_emu.AgentEmulator(aio.endpoint, [mac]) as agent:
+        assert _deploy(conn, uuid).provision_state == "active"
+        before = len(agent.posted())
+        _service(aio.endpoint, uuid, [{"interface": "deploy",
+                                       "step": "burnin_cpu"}])
+        node = _until(conn, uuid, "active", "service failed")
+        assert node.provision_state == "active", node.last_error
+        assert agent.posted()[before:] == ["service.get_service_steps",
+                                           "service.execute_service_step"]
+        # Back to the instance.
+        assert node.power_state == "power on"
