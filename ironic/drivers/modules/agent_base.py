@@ -230,9 +230,8 @@ class AgentStepsMixin:
         return WAIT_STATE[kind]
 
     def _retry_later(self, task: Any, kind: str) -> str:
-        from ironic.conductor import utils as cond_utils
-        cond_utils.set_internal(task.node,
-                                **{f"skip_current_{kind}_step": False})
+        cond_steps.StepState(task.node, cond_steps.KINDS[kind]) \
+            .repeat_current()
         agent_state.AgentInfo(task.node).clear_pending_command()
         task.node.save()
         return WAIT_STATE[kind]

@@ -247,3 +247,21 @@ def test_deploy_version_mismatch_fails_the_deployment(node):
              "command_result": None})
         assert task.node.provision_state == states.DEPLOYFAIL
         assert "version mismatch" in task.node.last_error
+
+
+def test_busy_agent_runs_the_step_again_on_the_next_heartbeat(node):
+    from ironic.drivers.modules import agent_client
+
+    def busy(client):
+        raise agent_client.AgentInProgress(node=node.uuid, command="x",
+                                           error="busy")
+    with _task(node) as task:
+        state = steps.StepState(task.node, steps.DEPLOY)
+        state.store(deployments.plan(task))
+        state.at(1)
+        outcome = task.driver.deploy.run_agent_command(
+            task, "deploy", "execute_deploy_step", busy)
+        assert outcome == states.DEPLOYWAIT
+        assert agent_state.AgentInfo(task.node).pending_command is None
+        # The step that could not start is not skipped.
+        assert state.resume_index() == 1
