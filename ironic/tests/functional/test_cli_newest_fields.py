@@ -13,7 +13,6 @@ import urllib.request
 import pytest
 
 from ironic.api import app as api_app
-from ironic.api.controllers.v1 import versions
 from ironic.common import driver_factory, hash_ring, rpc, wsgi_service
 from ironic.conductor import base_manager, rpcapi
 from ironic.tests.functional import service as svc
@@ -21,9 +20,6 @@ from ironic.tests.functional import service as svc
 
 @pytest.fixture
 def live(api_without_conductor, config, monkeypatch):
-    monkeypatch.setattr(versions, "MAX_VERSION", versions.NEWEST_KNOWN)
-    monkeypatch.setattr(versions, "MAX_VERSION_STRING",
-                        f"1.{versions.NEWEST_KNOWN}")
     config(rpc_transport="none", host="test-conductor")
     rpc.reset()
     hash_ring.reset()

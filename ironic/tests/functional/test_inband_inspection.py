@@ -25,7 +25,6 @@ import urllib.request
 import pytest
 
 from ironic.api import app as api_app
-from ironic.api.controllers.v1 import versions
 from ironic.common import driver_factory, hash_ring, rpc, wsgi_service
 from ironic.conductor import base_manager, rpcapi
 from ironic.tests import data
@@ -146,9 +145,6 @@ def test_all_in_one_ramdisk_error_fails_inspection(aio, unique, tmp_path):
 
 @pytest.fixture
 def live(api_without_conductor, config, monkeypatch):
-    monkeypatch.setattr(versions, "MAX_VERSION", versions.NEWEST_KNOWN)
-    monkeypatch.setattr(versions, "MAX_VERSION_STRING",
-                        f"1.{versions.NEWEST_KNOWN}")
     ifx.configure_test_drivers(config, inspect=["fake", "no-inspect",
                                                 "agent"])
     config(rpc_transport="none", host="test-conductor")

@@ -50,9 +50,6 @@ def ipa(endpoint: str, *args: str) -> dict:
 @pytest.fixture
 def server(database, config, monkeypatch):
     """The API over HTTP with an in-process conductor, every version on."""
-    monkeypatch.setattr(versions, "MAX_VERSION", versions.NEWEST_KNOWN)
-    monkeypatch.setattr(versions, "MAX_VERSION_STRING",
-                        f"1.{versions.NEWEST_KNOWN}")
     config(rpc_transport="none", host="test-conductor")
     config("conductor", node_locked_retry_attempts=0)
     config("agent", certificates_path=str(pathlib.Path(database).parent

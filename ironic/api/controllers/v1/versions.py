@@ -189,16 +189,16 @@ HISTORY: dict[int, Change] = {
     92: _done("Runbooks: CRUD, and 'clean'/'service' with a runbook "
               "(approved through a node trait) instead of explicit steps.",
               API, CONDUCTOR),
-    93: _todo("GET /nodes/{n}/vmedia reads the virtual media attached "
-              "to a node (next to 1.89's attach and detach).",
-              api="GET on the vmedia sub-resource",
-              conductor="ask the management interface what is inserted"),
+    93: _done("GET /nodes/{n}/vmedia reads the virtual media attached "
+              "to a node, asked of its management interface.",
+              NODE, CONDUCTOR, DRIVERS),
     94: _done("Ports may name their node by name.", PORT),
     95: _done("disable_power_off on nodes: such nodes are rebooted "
               "(an explicit reset) but never powered off; power-off "
               "requests answer 400.", NODE, CONDUCTOR, DRIVERS),
-    96: _todo("Inspection rules CRUD.", api="inspection rules resource",
-              agent="rules applied during inspection"),
+    96: _done("Inspection rules: /v1/inspection_rules CRUD; the rules "
+              "run on the data of every in-band inspection.",
+              API, AGENT),
     97: _done("Ports gain description.", PORT),
     98: _done("PATCH paths may address keys containing '~' or '/'."),
     99: _done("Port and portgroup lists filter by conductor_group.", PORT),
@@ -216,23 +216,19 @@ HISTORY: dict[int, Change] = {
     109: _done("Nodes expose health (OK, Warning, Critical or null) as "
                "the BMC reports it, refreshed by the power state sync.",
                NODE, CONDUCTOR, DRIVERS),
-    110: _todo("'abort' also stops a deployment waiting in 'wait "
-               "call-back' (deploy failed afterwards).",
-               conductor="abort from wait call-back"),
-    111: _todo("Ports gain available_for_dynamic_portgroup and "
-               "portgroups gain dynamic_portgroup.",
-               port="the two fields, stored and filtered"),
+    110: _done("'abort' also stops a deployment waiting in 'wait "
+               "call-back' (deploy failed afterwards).", CONDUCTOR),
+    111: _done("Ports gain available_for_dynamic_portgroup and "
+               "portgroups gain a read-only dynamic_portgroup.", PORT),
     112: _done("Runbooks gain description and their own traits API.",
                API),
-    113: _todo("Node history entries name the project (user's "
-               "project) that caused them.",
-               api="history project field"),
-    114: _todo("Firmware components show vendor, model and "
-               "serial_number.", api="firmware identity fields",
-               drivers="redfish firmware reports them"),
-    115: _todo("Node history entries show state, "
+    113: _done("Node history entries (detail) name the project of "
+               "the request that caused them.", API, CONDUCTOR),
+    114: _done("Firmware components show vendor, model and "
+               "serial_number.", API, DRIVERS),
+    115: _done("Node history entries (detail) show state, "
                "target_provision_state and duration_seconds.",
-               api="history fields", conductor="record them"),
+               API, CONDUCTOR),
 }
 
 MIN_VERSION = 1

@@ -5,7 +5,6 @@ import datetime
 import pytest
 import sqlalchemy as sa
 
-from ironic.api.controllers.v1 import versions
 from ironic.db.sqlalchemy import api as sqla_api
 from ironic.db.sqlalchemy import models
 from ironic.objects.conductor import Conductor
@@ -15,9 +14,6 @@ from ironic.tests import fixtures as ifx
 @pytest.fixture
 def api49(api_without_conductor, monkeypatch):
     api = api_without_conductor
-    if versions.MAX_VERSION < 49:
-        monkeypatch.setattr(versions, "MAX_VERSION", 49)
-        monkeypatch.setattr(versions, "MAX_VERSION_STRING", "1.49")
     api.version = "1.49"
     Conductor.register("beta", "", ["fake-hardware"])
     Conductor.register("alpha", "rack1", ["fake-hardware", "ipmi"])

@@ -9,14 +9,12 @@ portgroup and chassis as it was.
 from __future__ import annotations
 
 import json
-from unittest import mock
 from urllib.parse import quote, urlencode
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ironic.api.controllers.v1 import versions as api_versions
 from ironic.tests import fixtures as ifx
 from ironic.tests.unit.api.test_fuzz import json_scalars, json_text
 
@@ -73,26 +71,25 @@ def fuzz(tmp_path_factory):
     ifx.configure_test_drivers(overrides)
     policy.reset()
     ifx.register_test_conductor()
-    with mock.patch.object(api_versions, "MAX_VERSION", 110):
-        client = ifx.ApiClient(api_app.setup_app(), version="latest")
-        node = client.post("/v1/nodes", {"driver": "fake-hardware",
-                                         "name": "fz"}).json
-        ids = {"node": node["uuid"]}
-        ids["portgroups"] = client.post("/v1/portgroups", {
-            "node_uuid": node["uuid"], "name": "fzg"}).json["uuid"]
-        ids["ports"] = client.post("/v1/ports", {
-            "node_uuid": node["uuid"], "address": "52:54:00:00:00:01",
-            "portgroup_uuid": ids["portgroups"], "pxe_enabled": True,
-            "local_link_connection": {"switch_id": "0a:1b:2c:3d:4e:5f",
-                                      "port_id": "1"}}).json["uuid"]
-        ids["chassis"] = client.post("/v1/chassis", {}).json["uuid"]
-        for resource, address in (("ports", "52:54:00:00:00:02"),
-                                  ("portgroups", "52:54:00:00:00:03")):
-            other = client.post(f"/v1/{resource}", {
-                "node_uuid": node["uuid"], "address": address,
-                "name": "fz-other"})
-            assert other.status_int == 201, other.body
-        yield client, ids
+    client = ifx.ApiClient(api_app.setup_app(), version="latest")
+    node = client.post("/v1/nodes", {"driver": "fake-hardware",
+                                     "name": "fz"}).json
+    ids = {"node": node["uuid"]}
+    ids["portgroups"] = client.post("/v1/portgroups", {
+        "node_uuid": node["uuid"], "name": "fzg"}).json["uuid"]
+    ids["ports"] = client.post("/v1/ports", {
+        "node_uuid": node["uuid"], "address": "52:54:00:00:00:01",
+        "portgroup_uuid": ids["portgroups"], "pxe_enabled": True,
+        "local_link_connection": {"switch_id": "0a:1b:2c:3d:4e:5f",
+                                  "port_id": "1"}}).json["uuid"]
+    ids["chassis"] = client.post("/v1/chassis", {}).json["uuid"]
+    for resource, address in (("ports", "52:54:00:00:00:02"),
+                              ("portgroups", "52:54:00:00:00:03")):
+        other = client.post(f"/v1/{resource}", {
+            "node_uuid": node["uuid"], "address": address,
+            "name": "fz-other"})
+        assert other.status_int == 201, other.body
+    yield client, ids
     sqla_api.dispose()
     ifx.stop_local_rpc()
     overrides.cleanup()

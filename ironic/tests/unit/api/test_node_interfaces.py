@@ -13,9 +13,6 @@ def api2(database, config, monkeypatch):
     known API version accepted."""
     ifx.configure_test_drivers(config, ["fake-hardware", "example-hw"],
                                power=["fake", "example"])
-    monkeypatch.setattr(versions, "MAX_VERSION", versions.NEWEST_KNOWN)
-    monkeypatch.setattr(versions, "MAX_VERSION_STRING",
-                        f"1.{versions.NEWEST_KNOWN}")
     from ironic.api import app as api_app
     ifx.register_test_conductor()
     return ifx.ApiClient(api_app.setup_app(), f"1.{versions.NEWEST_KNOWN}")

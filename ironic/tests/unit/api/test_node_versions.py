@@ -4,7 +4,6 @@ from unittest import mock
 
 import pytest
 
-from ironic.api.controllers.v1 import versions
 from ironic.db import api as db_api
 from ironic.tests import fixtures as ifx
 from ironic.tests.fixtures import error_message
@@ -437,7 +436,6 @@ def test_project_scoped_admin_owns_what_it_creates(database, config,
     config(auth_strategy="keystone")
     policy.reset()
     monkeypatch.setattr(auth_token, "AuthProtocol", lambda app, _conf: app)
-    monkeypatch.setattr(versions, "MAX_VERSION", 80)
     ifx.register_test_conductor()
     client = ifx.ApiClient(api_app.setup_app(), "1.80")
     p1 = {"X-Roles": "admin,member,reader", "X-Project-Id": "p1"}

@@ -2,7 +2,6 @@
 
 import pytest
 
-from ironic.api.controllers.v1 import versions
 from ironic.tests.fixtures import error_message
 
 MAC = "52:54:00:aa:bb:cc"
@@ -10,7 +9,6 @@ MAC = "52:54:00:aa:bb:cc"
 
 @pytest.fixture
 def newest(monkeypatch):
-    monkeypatch.setattr(versions, "MAX_VERSION", 110)
     return "1.110"
 
 
@@ -144,7 +142,10 @@ def test_list_filters_and_subresources(api):
     detail = _list(api, "/v1/portgroups/detail")
     assert detail[0] == api.get("/v1/portgroups/g1").json
     assert api.get("/v1/portgroups?fields=mode").status_int == 200
-    assert api.get("/v1/portgroups?shard=x").status_int == 406
+    assert api.get("/v1/portgroups?shard=x",
+                   version="1.105").status_int == 406
+    assert api.get("/v1/portgroups?shard=x",
+                   version="1.106").status_int == 200
     assert api.get("/v1/portgroups?node=ghost").status_int == 404
     assert api.get("/v1/nodes/one/portgroups/g1").status_int == 403
     assert api.get("/v1/portgroups/g1/bogus").status_int == 404

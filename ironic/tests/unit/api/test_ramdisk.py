@@ -12,7 +12,6 @@ import pathlib
 
 import pytest
 
-from ironic.api.controllers.v1 import versions
 from ironic.common import agent_token, hash_ring, rpc, states
 from ironic.conductor import base_manager, rpcapi
 from ironic.db import api as db_api
@@ -29,9 +28,6 @@ CALLBACK = "https://127.0.0.1:9999"
 
 @pytest.fixture
 def env(api, config, monkeypatch):
-    monkeypatch.setattr(versions, "MAX_VERSION", versions.NEWEST_KNOWN)
-    monkeypatch.setattr(versions, "MAX_VERSION_STRING",
-                        f"1.{versions.NEWEST_KNOWN}")
     config(rpc_transport="none", host="test-conductor")
     config("conductor", node_locked_retry_attempts=0)
     rpc.reset()
