@@ -33,3 +33,22 @@ def is_valid_mac(value) -> bool:
 
 def normalize_mac(value: str) -> str:
     return value.lower().replace("-", ":")
+
+
+def ramdisk_api_url() -> str:
+    """The Bare Metal API as a ramdisk booted on a node reaches it.
+
+    ``[api]public_endpoint`` when set; otherwise the address the API
+    listens on, with ``[DEFAULT]my_ip`` standing in for a wildcard
+    address, which a node cannot call.
+    """
+    from ironic.conf import CONF
+    if CONF.api.public_endpoint:
+        return CONF.api.public_endpoint.rstrip("/")
+    host = CONF.api.host_ip
+    if host in ("", "0.0.0.0", "::"):
+        host = CONF.my_ip
+    if ":" in host:
+        host = f"[{host}]"
+    scheme = "https" if CONF.api.enable_ssl_api else "http"
+    return f"{scheme}://{host}:{CONF.api.port}"

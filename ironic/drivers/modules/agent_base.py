@@ -23,7 +23,7 @@ import datetime
 import logging
 from typing import Any
 
-from ironic.common import states
+from ironic.common import states, utils
 from ironic.conductor import power as cond_power
 from ironic.conductor import steps as cond_steps
 from ironic.conf import CONF
@@ -42,21 +42,9 @@ KIND_OF_WAIT = {state: kind for kind, state in WAIT_STATE.items()}
 INBAND_DEPLOY_PRIORITIES = range(41, 100)
 
 
-def api_url() -> str:
-    """The Bare Metal API URL the ramdisk calls back (ipa-api-url)."""
-    if CONF.api.public_endpoint:
-        return CONF.api.public_endpoint.rstrip("/")
-    host = CONF.api.host_ip
-    if host in ("0.0.0.0", "::", ""):
-        host = CONF.my_ip
-    if ":" in host and not host.startswith("["):
-        host = f"[{host}]"
-    return f"http://{host}:{CONF.api.port}"
-
-
 def ramdisk_params(task: Any) -> dict[str, str]:
     """Kernel parameters of the agent ramdisk (for the boot interface)."""
-    return {"ipa-api-url": api_url()}
+    return {"ipa-api-url": utils.ramdisk_api_url()}
 
 
 def power_off(task: Any) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ironic.common import boot_modes, exception, states
+from ironic.common import boot_modes, exception, states, utils
 from ironic.conf import CONF
 from ironic.drivers.modules import image_cache
 
@@ -145,19 +145,6 @@ def persistence(node: Any) -> str:
     return found
 
 
-def api_url() -> str:
-    """The Bare Metal API as a ramdisk on the node reaches it."""
-    if CONF.api.public_endpoint:
-        return CONF.api.public_endpoint.rstrip("/")
-    host = CONF.api.host_ip
-    if host in ("", "0.0.0.0", "::"):
-        host = CONF.my_ip
-    if ":" in host:
-        host = f"[{host}]"
-    scheme = "https" if CONF.api.enable_ssl_api else "http"
-    return f"{scheme}://{host}:{CONF.api.port}"
-
-
 def _append_params(override: Any) -> str:
     configured = CONF.pxe.kernel_append_params or ""
     if not override:
@@ -173,7 +160,7 @@ def _format(params: dict[str, Any]) -> list[str]:
 def ramdisk_kernel_params(node: Any, ramdisk_params: dict | None) -> str:
     """The command line of a ramdisk: the append parameters, where the
     API is, and what the caller asks the ramdisk to do."""
-    params: dict[str, Any] = {"ipa-api-url": api_url()}
+    params: dict[str, Any] = {"ipa-api-url": utils.ramdisk_api_url()}
     if CONF.debug:
         params["ipa-debug"] = "1"
     params.update(ramdisk_params or {})

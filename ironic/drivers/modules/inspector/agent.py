@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ironic.common import exception, inspection_lookup, states
+from ironic.common import exception, inspection_lookup, states, utils
 from ironic.conf import CONF
 from ironic.drivers import base
 from ironic.drivers.modules.inspector.hooks import base as hooks
@@ -26,14 +26,8 @@ CALLBACK_PATH = "/v1/continue_inspection"
 
 def callback_url() -> str:
     """Where the ramdisk posts its data."""
-    base_url = CONF.inspector.callback_endpoint_override or \
-        CONF.api.public_endpoint
-    if not base_url:
-        host = CONF.api.host_ip
-        if host in ("0.0.0.0", "::"):
-            host = CONF.host
-        base_url = f"http://{host}:{CONF.api.port}"
-    base_url = base_url.rstrip("/")
+    base_url = (CONF.inspector.callback_endpoint_override
+                or utils.ramdisk_api_url()).rstrip("/")
     if base_url.endswith(CALLBACK_PATH):
         return base_url
     return base_url + CALLBACK_PATH

@@ -1,0 +1,20 @@
+"""The API address given to ramdisks on nodes."""
+
+import pytest
+
+from ironic.common import utils
+
+
+@pytest.mark.parametrize("public,host,ssl,expected", [
+    ("https://bm.example.test:443/", "0.0.0.0", False,
+     "https://bm.example.test:443"),
+    (None, "192.0.2.5", False, "http://192.0.2.5:6385"),
+    (None, "0.0.0.0", False, "http://198.51.100.7:6385"),
+    (None, "::", True, "https://198.51.100.7:6385"),
+    (None, "2001:db8::5", False, "http://[2001:db8::5]:6385"),
+])
+def test_ramdisk_api_url(config, public, host, ssl, expected):
+    config(my_ip="198.51.100.7")
+    config("api", public_endpoint=public, host_ip=host, port=6385,
+           enable_ssl_api=ssl)
+    assert utils.ramdisk_api_url() == expected
