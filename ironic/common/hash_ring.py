@@ -8,7 +8,9 @@ points do not depend on who else is there, a conductor joining or leaving
 moves only the nodes between its own points.
 
 Rings are cached for ``hash_ring_reset_interval`` seconds and rebuilt at once
-when this process sees membership change (``HashRingManager.reset``).
+when this process sees membership change (``HashRingManager.reset``). The
+interfaces those conductors serve (the API's interface catalog) are read at
+the same time, so routing and node validation see the same conductors.
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ class HashRingManager:
         self._built_at: float | None = None
         self._cache_time = cache_time
         self._members: frozenset = frozenset()
+        self._catalog: Any = None
 
     def _expired(self) -> bool:
         ttl = (CONF.hash_ring_reset_interval if self._cache_time is None
@@ -94,6 +97,8 @@ class HashRingManager:
                        for k, v in hosts.items()}
         self._members = frozenset((r.hostname, r.conductor_group)
                                   for r in rows)
+        from ironic.common import interface_catalog
+        self._catalog = interface_catalog.Catalog.from_db()
         self._built_at = time.monotonic()
 
     @property
@@ -101,6 +106,14 @@ class HashRingManager:
         """(hostname, group) of the conductors the rings were built from."""
         self.rings()
         return self._members
+
+    @property
+    def catalog(self) -> Any:
+        """The interface catalog of the conductors in the rings."""
+        with self._lock:
+            if self._expired():
+                self._build()
+            return self._catalog
 
     def rings(self) -> dict[tuple[str, str], HashRing]:
         with self._lock:

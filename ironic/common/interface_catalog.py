@@ -120,8 +120,11 @@ class Catalog:
 
 
 def live() -> Catalog:
-    """The catalog of the conductors alive now."""
-    return Catalog.from_db()
+    """The catalog of the live conductors, as cached with the hash rings
+    (read again every ``hash_ring_reset_interval`` seconds, and at once
+    when this process registers or unregisters a conductor)."""
+    from ironic.common import hash_ring
+    return hash_ring.manager().catalog
 
 
 def as_rows(catalog: Catalog) -> list[dict[str, Any]]:

@@ -155,7 +155,10 @@ class Connection(ConductorQueries, HardwareQueries, NodeResourceQueries,
                 stmt = stmt.limit(limit)
             result = session.execute(stmt)
             if columns:
-                return [dict(zip(columns, r, strict=True)) for r in result]
+                # Plain tuples: a thousand-row page is built noticeably
+                # faster than through Row objects.
+                return [dict(zip(columns, r, strict=True))
+                        for r in result.tuples()]
             out = []
             for (obj,) in result:
                 session.expunge(obj)

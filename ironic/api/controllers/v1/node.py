@@ -196,7 +196,8 @@ def _renderer(name: str, ver: int, url: str, rel: _Relations):
     if name == "traits":
         return lambda row: rel.traits.get(row["id"], [])
     if name == "links":
-        return lambda row: api_utils.link("nodes", row["uuid"], url)
+        links = api_utils.linker("nodes", url)
+        return lambda row: links(row["uuid"])
     if name in _SUB_LINKS:
         return lambda row: api_utils.link("nodes", f"{row['uuid']}/{name}",
                                           url)

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.common import exception, utils
 from ironic.db import api as db_api
+from ironic.db.sqlalchemy import models
 from ironic.db.sqlalchemy.types import JSONText
 
 COMMON_LIST_PARAMS = frozenset(
@@ -223,20 +224,38 @@ def normalize_mac(value: Any, what: str = "address") -> str:
     return utils.normalize_mac(value)
 
 
-def node_for_body(ident: Any, *, allow_name: bool):
+class NodeRef(NamedTuple):
+    """What a port or port group needs of its node: no JSON columns."""
+
+    id: int
+    uuid: str
+    reservation: str | None
+
+
+def _node_refs(condition) -> list[NodeRef]:
+    rows = db_api.get_instance().get_node_list(
+        filters=[condition], columns=["id", "uuid", "reservation"])
+    return [NodeRef(r["id"], r["uuid"], r["reservation"]) for r in rows]
+
+
+def node_for_body(ident: Any, *, allow_name: bool) -> NodeRef:
     """The node a body refers to; a missing one is the client's error (400).
     """
-    from ironic.objects.node import Node
     if not isinstance(ident, str) or not (
             utils.is_uuid_like(ident) or
             (allow_name and utils.is_valid_logical_name(ident))):
         if allow_name:
             raise exception.InvalidUuidOrName(name=ident)
         raise exception.InvalidUUID(uuid=ident)
-    try:
-        return Node.get(ident)
-    except exception.NodeNotFound as e:
-        raise exception.InvalidParameterValue(err=str(e)) from e
+    column = models.Node.uuid if utils.is_uuid_like(ident) \
+        else models.Node.name
+    value = utils.normalize_uuid(ident) if utils.is_uuid_like(ident) \
+        else ident
+    found = _node_refs(column == value)
+    if not found:
+        raise exception.InvalidParameterValue(
+            err=str(exception.NodeNotFound(node=ident)))
+    return found[0]
 
 
 def find_node(ident: str, ver: int):
@@ -256,9 +275,7 @@ def check_unlocked(*node_ids: int) -> None:
     Ports and portgroups describe the node's wiring; the conductor working
     on a locked node relies on it staying as it is.
     """
-    from ironic.objects.node import Node
-    for node_id in dict.fromkeys(node_ids):
-        node = Node.get(node_id)
+    for node in _node_refs(models.Node.id.in_(set(node_ids))):
         if node.reservation:
             raise exception.NodeLocked(node=node.uuid,
                                        host=node.reservation)

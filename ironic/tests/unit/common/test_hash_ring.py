@@ -104,3 +104,32 @@ def test_manager_drops_conductors_with_stale_heartbeat(conductors, config):
             models.Conductor.hostname == "c2").values(updated_at=old))
     hash_ring.manager().reset()
     assert hash_ring.manager().get_ring("fake-hardware").hosts == ["c1"]
+
+
+def test_interface_catalog_is_cached_with_the_rings(conductors):
+    from ironic.common import driver_factory, interface_catalog
+    from ironic.db import api as db_api
+    registry = driver_factory.load()
+    conductor = Conductor.get_by_hostname("c1")
+    driver_factory.register_hardware(conductor.id, "c1", registry)
+    hash_ring.manager().reset()
+    assert "fake-hardware" in interface_catalog.live().types
+    # Read once per ring build, not once per node created.
+    calls = []
+    dbapi = db_api.get_instance()
+    original = dbapi.list_live_hardware
+
+    def counting(*args, **kwargs):
+        calls.append(args)
+        return original(*args, **kwargs)
+
+    dbapi.list_live_hardware = counting
+    try:
+        for _ in range(5):
+            interface_catalog.live().check_driver("fake-hardware")
+        assert calls == []
+        hash_ring.manager().reset()
+        interface_catalog.live()
+        assert len(calls) == 1
+    finally:
+        del dbapi.list_live_hardware
