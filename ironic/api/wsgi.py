@@ -14,7 +14,9 @@ def _build():
     config_files = os.environ.get("IRONIC_CONFIG_FILE")
     argv = ["--config-file", config_files] if config_files else []
     service.prepare_service("ironic-api", argv)
-    return api_app.setup_app()
+    app = api_app.setup_app()
+    service.freeze_startup_objects()
+    return app
 
 
 application = _build()

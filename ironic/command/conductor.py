@@ -31,6 +31,7 @@ def main(argv: list[str] | None = None) -> int:
         # Refuse to serve rather than accept nodes nothing can drive.
         print(f"ironic-conductor: cannot start: {e}", file=sys.stderr)
         return 1
+    service.freeze_startup_objects()
     while not stop.wait(3600):
         pass
     drained = conductor.stop()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 
 from oslo_log import log
@@ -34,3 +35,16 @@ def ensure_state_path() -> None:
         os.makedirs(os.path.dirname(
             CONF.database.connection[len("sqlite:///"):]) or ".",
             exist_ok=True)
+
+
+def freeze_startup_objects() -> None:
+    """Keep what start-up built out of the garbage collector's walks.
+
+    Start-up leaves a couple of hundred thousand long-lived objects
+    (modules, mappers, configuration, routes, drivers). Without this, every
+    full collection walks them again, and a request that allocates many
+    objects (a page of 1,000 nodes) triggers collections: measured, about
+    a quarter of that page's time. Call once, just before serving.
+    """
+    gc.collect()
+    gc.freeze()

@@ -9,6 +9,7 @@ import threading
 from cheroot import wsgi
 
 from ironic.api import app as api_app
+from ironic.common import service
 from ironic.conf import CONF
 
 LOG = logging.getLogger(__name__)
@@ -40,6 +41,7 @@ def serve_forever(application=None) -> None:
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
     server.prepare()
+    service.freeze_startup_objects()
     LOG.info("Bare Metal API listening on http://%s:%d/", *server.bind_addr[:2])
     try:
         server.serve()
