@@ -20,6 +20,7 @@ import webob
 
 from ironic.api import body
 from ironic.api.middleware import auth as auth_mw
+from ironic.api.middleware import request_limits
 from ironic.api.middleware import version as version_mw
 from ironic.api.middleware.errors import error_body
 from ironic.common import exception
@@ -41,7 +42,7 @@ def context() -> RequestContext:
 def json_body(expect: type = dict) -> Any:
     """The request's JSON document, checked (see ``ironic.api.body``)."""
     req = pecan.request
-    limit = CONF.api.max_json_body_size
+    limit = request_limits.body_limit(req.path_info)
     if req.content_length is not None and req.content_length > limit:
         raise exception.RequestTooLarge(limit=limit)
     raw = req.body

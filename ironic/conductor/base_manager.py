@@ -5,7 +5,7 @@ own stale locks, serve RPC, register in the conductors table, recover
 orphaned nodes. Stop (SIGTERM): leave the hash ring at once (the API sends
 new requests for its nodes to their next owner), stop taking RPC calls once
 every cached ring forgot it (``hash_ring_reset_interval``), let running
-workers finish for up to ``[DEFAULT]graceful_shutdown_timeout``
+workers finish for up to ``[conductor]graceful_shutdown_timeout``
 seconds - still heartbeating, so that no peer takes it for dead and breaks
 the locks they hold - then release its locks and unregister.
 """
@@ -211,8 +211,8 @@ class ConductorService:
 
     def stop(self, timeout: float | None = None) -> bool:
         """Drain and unregister; True when every worker finished."""
-        timeout = CONF.graceful_shutdown_timeout if timeout is None \
-            else timeout
+        if timeout is None:
+            timeout = CONF.conductor.graceful_shutdown_timeout
         deadline = time.monotonic() + timeout
         # Out of the ring before anything observes the stop: a worker that
         # wakes on it must already see this conductor gone from the ring.

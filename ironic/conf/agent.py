@@ -11,7 +11,7 @@ from oslo_config import cfg
 group = cfg.OptGroup("agent", title="Ramdisk agent options")
 
 opts = [
-    cfg.BoolOpt("require_tls", default=False, mutable=True,
+    cfg.BoolOpt("require_tls", default=True, mutable=True,
                 help="Refuse heartbeats whose callback URL is not "
                      "https://: the conductor then only ever talks to the "
                      "agent over TLS."),

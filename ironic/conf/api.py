@@ -25,11 +25,22 @@ opts = [
                help="Seconds the ramdisk agent may go without a heartbeat; "
                     "the agent is told on lookup and heartbeats well "
                     "within it."),
-    cfg.IntOpt("max_json_body_size", default=1024 * 1024, min=1,
-               help="Largest request body, in bytes, the API accepts."),
-    cfg.IntOpt("max_json_body_depth", default=30, min=1,
+    cfg.IntOpt("max_json_body_size", default=1024, min=4, mutable=True,
+               help="Largest request body the API accepts, in KiB, except "
+                    "on the two endpoints with limits of their own below. "
+                    "A larger declared Content-Length is answered 413 "
+                    "without reading the body."),
+    cfg.IntOpt("max_json_body_size_provision", default=65536, min=4,
+               mutable=True,
+               help="Largest body of PUT /v1/nodes/{node}/states/provision, "
+                    "in KiB: it may carry a config drive."),
+    cfg.IntOpt("max_json_body_size_inspection", default=16384, min=4,
+               mutable=True,
+               help="Largest body of POST /v1/continue_inspection, in KiB: "
+                    "the ramdisk's inspection data may include its logs."),
+    cfg.IntOpt("max_json_body_depth", default=25, min=8, mutable=True,
                help="Deepest nesting of JSON arrays and objects the API "
-                    "accepts in a request body."),
+                    "accepts in a request body (400 beyond it)."),
     cfg.BoolOpt("enable_ssl_api", default=False,
                 help="Serve the all-in-one API over TLS."),
     cfg.IntOpt("request_timeout", default=60, min=1,

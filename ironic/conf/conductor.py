@@ -29,13 +29,18 @@ opts = [
                     "considered dead and its nodes are taken over."),
     cfg.BoolOpt("automated_clean", default=True,
                 help="Clean nodes automatically on provide and undeploy."),
-    cfg.IntOpt("workers_pool_size", default=100, min=3,
+    cfg.IntOpt("workers_pool_size", default=300, min=3,
                help="Size of the conductor's worker pool; when it is full "
                     "the conductor answers busy."),
     cfg.IntOpt("periodic_max_workers", default=8, min=1,
                help="Workers a periodic task may use at once (for example "
                     "to sync power states of many nodes)."),
-    cfg.IntOpt("sync_power_state_interval", default=60,
+    cfg.IntOpt("graceful_shutdown_timeout", default=60, min=0,
+               deprecated_group="DEFAULT",
+               help="Seconds a stopping conductor lets its running work "
+                    "finish (heartbeating all the while) before it exits "
+                    "anyway."),
+    cfg.IntOpt("sync_power_state_interval", default=120,
                help="Seconds between power state syncs; 0 or less "
                     "disables the sync."),
     cfg.IntOpt("sync_power_state_workers", default=8, min=1,

@@ -52,9 +52,6 @@ cluster_opts = [
     cfg.IntOpt("hash_ring_reset_interval", default=15, min=0,
                help="Seconds a hash ring is cached before the conductors "
                     "table is read again."),
-    cfg.IntOpt("graceful_shutdown_timeout", default=60, min=0,
-               help="Seconds a stopping service waits for its running "
-                    "work before it exits anyway."),
 ]
 
 driver_opts = [

@@ -21,9 +21,9 @@ opts = [
     cfg.BoolOpt("disable_boot_timeout", default=True,
                 help="Disable the BMC's 60 second boot-flag timeout before "
                      "setting a boot device."),
-    cfg.ListOpt("additional_retryable_ipmi_errors", default=[],
-                help="Extra ipmitool error texts after which a command is "
-                     "retried."),
+    cfg.MultiStrOpt("additional_retryable_ipmi_errors", default=[],
+                    help="Extra ipmitool error text after which a command "
+                         "is retried; repeat the option for more."),
     cfg.BoolOpt("store_cred_in_env", default=False,
                 help="Give the password to ipmitool in its environment "
                      "instead of a temporary file. Either way it never "

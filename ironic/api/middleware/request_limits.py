@@ -3,8 +3,9 @@
 pecan reads and parses a JSON body on its own while routing, before any
 handler can check it. This middleware runs first:
 
-* a declared ``Content-Length`` over ``[api]max_json_body_size`` is
-  answered 413 without reading the body;
+* a declared ``Content-Length`` over ``[api]max_json_body_size`` (KiB;
+  ``max_json_body_size_provision`` and ``_inspection`` on those two
+  endpoints) is answered 413 without reading the body;
 * a body without a length (chunked) is read at most one byte past the limit,
   so a client can never make the service buffer more than the limit;
 * a body nesting arrays/objects deeper than ``[api]max_json_body_depth`` is
@@ -28,6 +29,19 @@ from ironic.conf import CONF
 
 class BodyTooLarge(Exception):
     """The body is over the limit (raised while reading it)."""
+
+
+def body_limit(path: str) -> int:
+    """The largest body, in bytes, accepted on ``path``: config drives
+    (provision) and inspection data have limits of their own."""
+    path = path.rstrip("/")
+    if path.endswith("/states/provision"):
+        kib = CONF.api.max_json_body_size_provision
+    elif path.endswith("/continue_inspection"):
+        kib = CONF.api.max_json_body_size_inspection
+    else:
+        kib = CONF.api.max_json_body_size
+    return kib * 1024
 
 
 def _declared_length(environ) -> int | None:
@@ -79,7 +93,7 @@ class RequestLimitMiddleware:
         length = _declared_length(environ)
         if not length and not _is_chunked(environ):
             return self.app(environ, start_response)
-        limit = CONF.api.max_json_body_size
+        limit = body_limit(environ.get("PATH_INFO", ""))
         try:
             if length is not None and length > limit:
                 raise BodyTooLarge()

@@ -110,7 +110,13 @@ class _Command:
 
 
 class AgentEmulator:
-    """One emulated agent for the node with ``macs``; ``start``/``stop``."""
+    """One emulated agent for the node with ``macs``; ``start``/``stop``.
+
+    Like the real agent's automatic TLS, it serves its command API over
+    https with a self-signed certificate it sends on every heartbeat
+    (``agent_verify_ca``), which the service requires by default
+    (``[agent]require_tls``); ``tls=False`` gives a plain-http agent.
+    """
 
     def __init__(self, api_url: str, macs: list[str], *,
                  heartbeat_interval: float = 0.2, version: str = "10.0.0",
@@ -118,7 +124,7 @@ class AgentEmulator:
                  clean_steps: list[dict] | None = None,
                  service_steps: list[dict] | None = None,
                  failing_steps: dict[str, str] | None = None,
-                 step_seconds: float = 0.0, tls: bool = False,
+                 step_seconds: float = 0.0, tls: bool = True,
                  download_images: bool = True) -> None:
         check_loopback(api_url)
         self.api_url = api_url.rstrip("/")

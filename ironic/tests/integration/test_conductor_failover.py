@@ -34,12 +34,12 @@ NODES = 30
 def _config(tmp_path, host: str, db_url: str, rabbit: str) -> str:
     lines = ["[DEFAULT]", f"host = {host}", f"transport_url = {rabbit}",
              "rpc_transport = oslo", "use_stderr = true",
-             "enabled_hardware_types = fake-hardware",
-             "graceful_shutdown_timeout = 30"]
+             "enabled_hardware_types = fake-hardware"]
     for kind, names in ifx.TEST_INTERFACES.items():
         lines.append(f"enabled_{kind}_interfaces = {','.join(names)}")
     lines += ["[database]", f"connection = {db_url}",
-              "[conductor]", "heartbeat_interval = 1",
+              "[conductor]", "graceful_shutdown_timeout = 30",
+              "heartbeat_interval = 1",
               "heartbeat_timeout = 4", "sync_local_state_interval = 1",
               "sync_power_state_interval = 0",
               "node_locked_retry_attempts = 0",

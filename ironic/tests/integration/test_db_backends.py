@@ -213,7 +213,7 @@ def api(backend_db, config, tmp_path):
 
 
 def test_json_columns_hold_a_full_size_body(api):
-    # A body may be [api]max_json_body_size (1 MiB); MySQL's TEXT stops at
+    # A body may be [api]max_json_body_size (1 MiB by default); MySQL's TEXT stops at
     # 64 KiB and a strict server refuses longer values, so every JSON
     # column must be LONGTEXT there.
     big = {f"k{i}": "x" * 1000 for i in range(300)}  # ~300 KiB each

@@ -144,7 +144,6 @@ class Cluster:
             "fake-hardware", "log_file": self.workdir / f"{name}.log",
             "rpc_response_timeout": t.rpc_response_timeout,
             "hash_ring_reset_interval": t.hash_ring_reset_interval,
-            "graceful_shutdown_timeout": t.graceful_shutdown_timeout,
             "hash_partition_exponent": PARTITION_EXPONENT,
         }
         for kind, names in ifx.TEST_INTERFACES.items():
@@ -153,6 +152,7 @@ class Cluster:
             "DEFAULT": default,
             "database": {"connection": self.db_url},
             "conductor": {
+                "graceful_shutdown_timeout": t.graceful_shutdown_timeout,
                 "heartbeat_interval": t.heartbeat_interval,
                 "heartbeat_timeout": t.heartbeat_timeout,
                 "sync_local_state_interval": t.sync_local_state_interval,

@@ -172,5 +172,5 @@ def test_patches_cannot_grow_a_document_past_the_depth_limit(api, ids):
         if resp.status_int != 200:
             break
         path += "/a/a"
-    assert "deeper than 30" in _status(resp, 400)
+    assert "deeper than 25" in _status(resp, 400)
     assert api.get("/v1/nodes/n1").status_int == 200

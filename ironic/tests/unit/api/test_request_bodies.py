@@ -99,7 +99,7 @@ def test_deep_nesting_is_400_without_recursion(api, raw):
                          ("POST", "/v1/ports")]:
         resp = api.request(method, path, raw=raw)
         assert resp.status_int == 400, (method, path, resp.body)
-        assert "deeper than 30" in error_message(resp)
+        assert "deeper than 25" in error_message(resp)
 
 
 def test_brackets_inside_strings_do_not_count(api):
@@ -112,18 +112,21 @@ def test_brackets_inside_strings_do_not_count(api):
 
 
 def test_depth_limit_is_configurable(api, config):
-    config("api", max_json_body_depth=3)
+    config("api", max_json_body_depth=8)
+    nested: dict = {"leaf": 1}
+    for _ in range(7):
+        nested = {"n": nested}
     resp = api.post("/v1/nodes", {"driver": "fake-hardware",
-                                  "extra": {"a": {"b": [1]}}})
+                                  "extra": nested})
     assert resp.status_int == 400
-    assert "deeper than 3" in error_message(resp)
+    assert "deeper than 8" in error_message(resp)
     resp = api.post("/v1/nodes", {"driver": "fake-hardware",
-                                  "extra": {"a": 1}})
+                                  "extra": nested["n"]})
     assert resp.status_int == 201
 
 
 def test_oversized_body_is_413(api):
-    limit = CONF.api.max_json_body_size
+    limit = CONF.api.max_json_body_size * 1024
     resp = api.post("/v1/nodes", raw=(
         b'{"driver": "fake-hardware", "extra": {"a": "'
         + b"x" * limit + b'"}}'))
@@ -133,7 +136,7 @@ def test_oversized_body_is_413(api):
 
 
 def test_declared_length_over_the_limit_is_413_without_reading(api, config):
-    config("api", max_json_body_size=100)
+    config("api", max_json_body_size=4)
 
     class Unreadable:
         def read(self, *args):
@@ -144,14 +147,14 @@ def test_declared_length_over_the_limit_is_413_without_reading(api, config):
         "X-OpenStack-Ironic-API-Version": "latest",
         "Content-Type": "application/json"})
     req.environ["wsgi.input"] = Unreadable()
-    req.environ["CONTENT_LENGTH"] = "101"
+    req.environ["CONTENT_LENGTH"] = str(4 * 1024 + 1)
     resp = req.get_response(api.app)
     assert resp.status_int == 413
     error_message(resp)
 
 
 def test_chunked_body_is_read_only_up_to_the_limit(api, config):
-    config("api", max_json_body_size=1000)
+    config("api", max_json_body_size=4)
     import io
 
     import webob
@@ -173,7 +176,7 @@ def test_chunked_body_is_read_only_up_to_the_limit(api, config):
     req.environ.pop("CONTENT_LENGTH", None)
     resp = req.get_response(api.app)
     assert resp.status_int == 413
-    assert stream.served <= 1001
+    assert stream.served <= 4 * 1024 + 1
 
 
 def test_chunked_body_within_the_limit_is_served(api):
@@ -241,3 +244,30 @@ _docs = st.recursive(
 def test_raw_depth_scan_agrees_with_the_parsed_depth(doc, limit):
     raw = json.dumps(doc).encode()
     assert body.nesting_depth_exceeds(raw, limit) == (_depth(doc) > limit)
+
+
+@pytest.mark.parametrize("path,option", [
+    ("/v1/nodes/n1/states/provision", "max_json_body_size_provision"),
+    ("/v1/continue_inspection", "max_json_body_size_inspection"),
+    ("/v1/nodes/n1", "max_json_body_size"),
+])
+def test_each_endpoint_has_its_body_limit_in_kib(config, path, option):
+    from ironic.api.middleware import request_limits
+    config("api", max_json_body_size=4, max_json_body_size_provision=8,
+           max_json_body_size_inspection=16)
+    assert request_limits.body_limit(path) == \
+        getattr(CONF.api, option) * 1024
+
+
+def test_a_config_drive_larger_than_the_general_limit_is_accepted(api, node,
+                                                                   config):
+    # Config drives travel in the provision request: 64 MiB by default,
+    # where every other body stops at 1 MiB.
+    config("api", max_json_body_size=4)
+    drive = "x" * (8 * 1024)
+    resp = api.put("/v1/nodes/n1/states/provision",
+                   {"target": "manage", "configdrive": drive})
+    assert resp.status_int != 413, resp.body
+    resp = api.patch("/v1/nodes/n1", [{"op": "add", "path": "/extra/d",
+                                        "value": drive}])
+    assert resp.status_int == 413

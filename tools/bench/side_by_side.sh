@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# Ours and the real Ironic 39 side by side, one after the other, on the same
+# machine: the numbers of tools/bench/RESULTS.md.
+#
+#   tools/bench/side_by_side.sh api1k     # 1,000 nodes: create, list, get,
+#                                         # patch, provision (100 nodes)
+#   tools/bench/side_by_side.sh api10k    # grow both to 10,000, list again
+#   tools/bench/side_by_side.sh idle      # CPU of an idle service per
+#                                         # power-sync cycle (all manageable)
+#
+# BENCH_DIR (default /tmp/ironic-bench) holds both services' state;
+# REAL_VENV (default ~/real-ironic) is a virtualenv with ironic==39.0.0,
+# OURS_VENV (default .tox/tests) one with this project installed. Ports:
+# ours 6395, real 6396, both on 127.0.0.1.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+DIR=${BENCH_DIR:-/tmp/ironic-bench}
+REAL=${REAL_VENV:-$HOME/real-ironic}
+OURS=${OURS_VENV:-$ROOT/.tox/tests}
+PY=$OURS/bin/python
+BENCH=$ROOT/tools/bench/api_bench.py
+FLOOR=${FLOOR_SCRIPT:-$ROOT/../shared/bench/floor_list.py}
+declare -A PORT=([ours]=6395 [real]=6396)
+declare -A BIN=([ours]=$OURS/bin [real]=$REAL/bin)
+
+write_config() {
+    local who=$1
+    mkdir -p "$DIR/$who"
+    cat > "$DIR/$who/ironic.conf" <<EOF
+[DEFAULT]
+host = $who-host
+state_path = $DIR/$who
+rpc_transport = none
+auth_strategy = noauth
+enabled_hardware_types = fake-hardware,ipmi,redfish
+enabled_boot_interfaces = fake,pxe,redfish-virtual-media
+enabled_deploy_interfaces = fake,direct,ramdisk
+enabled_power_interfaces = fake,ipmitool,redfish
+enabled_management_interfaces = fake,ipmitool,redfish,noop
+enabled_inspect_interfaces = fake,no-inspect,agent,redfish
+enabled_bios_interfaces = fake,no-bios,redfish
+enabled_console_interfaces = fake,no-console
+enabled_raid_interfaces = fake,no-raid,agent,redfish
+enabled_rescue_interfaces = fake,no-rescue,agent
+enabled_vendor_interfaces = fake,no-vendor,ipmitool,redfish
+enabled_firmware_interfaces = fake,no-firmware,redfish
+enabled_storage_interfaces = noop
+enabled_network_interfaces = noop,flat
+[api]
+host_ip = 127.0.0.1
+port = ${PORT[$who]}
+restrict_lookup = false
+[database]
+connection = sqlite:///$DIR/$who/ironic.sqlite
+[dhcp]
+dhcp_provider = none
+[conductor]
+automated_clean = false
+sync_power_state_interval = 120
+[oslo_concurrency]
+lock_path = $DIR/$who/locks
+EOF
+}
+
+stop() {
+    for who in ours real; do
+        [ -f "$DIR/$who/pid" ] && kill "$(cat "$DIR/$who/pid")" 2>/dev/null
+        rm -f "$DIR/$who/pid"
+    done
+    sleep 5
+}
+
+start() {
+    local who=$1
+    "${BIN[$who]}/ironic" --config-file "$DIR/$who/ironic.conf" \
+        > "$DIR/$who/log" 2>&1 &
+    echo $! > "$DIR/$who/pid"
+    for _ in $(seq 1 90); do
+        curl -sf "http://127.0.0.1:${PORT[$who]}/" > /dev/null && return 0
+        sleep 1
+    done
+    echo "$who did not start; see $DIR/$who/log" >&2
+    return 1
+}
+
+fresh() {
+    stop
+    for who in ours real; do
+        write_config "$who"
+        rm -f "$DIR/$who"/ironic.sqlite*
+    done
+    "$REAL/bin/ironic-dbsync" --config-file "$DIR/real/ironic.conf" \
+        create_schema > "$DIR/real/dbsync.log" 2>&1
+    "$OURS/bin/ironic-dbsync" --config-file "$DIR/ours/ironic.conf" \
+        upgrade > "$DIR/ours/dbsync.log" 2>&1
+    start ours && start real
+}
+
+bench() {
+    local who=$1 tag=$2
+    shift 2
+    "$PY" "$BENCH" --url "http://127.0.0.1:${PORT[$who]}" --label "$who" \
+        --pid "$(cat "$DIR/$who/pid")" --json-out "$DIR/$who-$tag.json" \
+        "$@" 2> "$DIR/$who-$tag.log" | grep -v '^{' | tee "$DIR/$who-$tag.txt"
+}
+
+api1k() {
+    fresh
+    for who in ours real; do
+        bench "$who" 1k -n 1000 --prov-nodes 100 \
+            --phases create,list,get,get1,patch,provision
+        # Lists again once the create phase's work has settled.
+        bench "$who" 1k-list --phases list,get,get1 --list-repeat 9
+    done
+    "$PY" "$FLOOR" --db "$DIR/ours/ironic.sqlite" --repeat 5 \
+        | tee "$DIR/floor-1k.out"
+}
+
+api10k() {
+    stop
+    for who in ours real; do
+        "$PY" "$ROOT/tools/bench/seed_sqlite.py" \
+            --db "$DIR/$who/ironic.sqlite" --nodes 9500
+    done
+    start ours && start real
+    for who in ours real; do
+        bench "$who" 10k-create -n 500 --phases create
+        bench "$who" 10k --phases list,get,get1 --samples 1000
+    done
+    "$PY" "$FLOOR" --db "$DIR/ours/ironic.sqlite" --repeat 3 \
+        | tee "$DIR/floor-10k.out"
+}
+
+cpu_ticks() {
+    local pid=$1 total=0 p
+    for p in $pid $(pgrep -P "$pid"); do
+        read -r -a f < "/proc/$p/stat"
+        total=$((total + f[13] + f[14]))
+    done
+    echo "$total"
+}
+
+idle() {
+    # Every node manageable and powered off, no client traffic; each
+    # service alone on the machine while its CPU is counted.
+    stop
+    for who in ours real; do
+        sqlite3 "$DIR/$who/ironic.sqlite" "UPDATE nodes SET
+            provision_state='manageable', target_provision_state=NULL,
+            power_state='power off', reservation=NULL, maintenance=0"
+    done
+    for who in ours real; do
+        start "$who"
+        sleep "${IDLE_WARMUP:-150}"
+        local pid a b window=${IDLE_WINDOW:-360}
+        pid=$(cat "$DIR/$who/pid")
+        a=$(cpu_ticks "$pid")
+        sleep "$window"
+        b=$(cpu_ticks "$pid")
+        echo "$who: $(( (b - a) / $(getconf CLK_TCK) )) CPU-s in ${window} s" \
+             "(sync_power_state_interval 120)" | tee "$DIR/$who-idle.txt"
+        stop
+    done
+}
+
+mkdir -p "$DIR"
+"${1:?usage: side_by_side.sh api1k|api10k|idle}"
