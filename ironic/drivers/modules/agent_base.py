@@ -23,7 +23,7 @@ import datetime
 import logging
 from typing import Any
 
-from ironic.common import states, utils
+from ironic.common import exception, states, utils
 from ironic.conductor import power as cond_power
 from ironic.conductor import steps as cond_steps
 from ironic.conf import CONF
@@ -45,6 +45,23 @@ INBAND_DEPLOY_PRIORITIES = range(41, 100)
 def ramdisk_params(task: Any) -> dict[str, str]:
     """Kernel parameters of the agent ramdisk (for the boot interface)."""
     return {"ipa-api-url": utils.ramdisk_api_url()}
+
+
+def check_ramdisk_boot(task: Any, purpose: str) -> None:
+    """InvalidParameterValue unless the node's boot interface can boot the
+    agent ramdisk for ``purpose`` ("rescue" or "inspection"): the boot
+    interface declares it with ``validate_<purpose>``."""
+    boot = task.driver.boot
+    if boot is None:
+        raise exception.InvalidParameterValue(
+            err=f"Node {task.node.uuid} has no boot interface to boot "
+                f"the {purpose} ramdisk.")
+    try:
+        getattr(boot, f"validate_{purpose}")(task)
+    except exception.UnsupportedDriverExtension as e:
+        raise exception.InvalidParameterValue(
+            err=f"The boot interface of node {task.node.uuid} cannot "
+                f"boot the {purpose} ramdisk: {e}") from e
 
 
 def power_off(task: Any) -> None:

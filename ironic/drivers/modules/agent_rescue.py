@@ -46,17 +46,7 @@ class AgentRescue(base.RescueInterface):
         return {}
 
     def validate(self, task: Any) -> None:
-        boot = task.driver.boot
-        if boot is None:
-            raise exception.InvalidParameterValue(
-                err=f"Node {task.node.uuid} has no boot interface to boot "
-                    f"the rescue ramdisk.")
-        try:
-            boot.validate_rescue(task)
-        except exception.UnsupportedDriverExtension as e:
-            raise exception.InvalidParameterValue(
-                err=f"The boot interface of node {task.node.uuid} cannot "
-                    f"boot a rescue ramdisk: {e}") from e
+        agent_base.check_ramdisk_boot(task, "rescue")
 
     def rescue(self, task: Any) -> str:
         node = task.node

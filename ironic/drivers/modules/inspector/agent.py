@@ -17,6 +17,7 @@ from typing import Any
 from ironic.common import exception, inspection_lookup, states, utils
 from ironic.conf import CONF
 from ironic.drivers import base
+from ironic.drivers.modules import agent_base
 from ironic.drivers.modules.inspector.hooks import base as hooks
 
 LOG = logging.getLogger(__name__)
@@ -66,17 +67,7 @@ class AgentInspect(base.InspectInterface):
         except exception.DriverLoadError as e:
             raise exception.InvalidParameterValue(
                 err=f"In-band inspection is misconfigured: {e}") from e
-        boot = task.driver.boot
-        if boot is None:
-            raise exception.InvalidParameterValue(
-                err=f"Node {task.node.uuid} has no boot interface to boot "
-                    f"the inspection ramdisk.")
-        try:
-            boot.validate_inspection(task)
-        except exception.UnsupportedDriverExtension as e:
-            raise exception.InvalidParameterValue(
-                err=f"The boot interface of node {task.node.uuid} cannot "
-                    f"boot the inspection ramdisk: {e}") from e
+        agent_base.check_ramdisk_boot(task, "inspection")
 
     def inspect_hardware(self, task: Any) -> str:
         node = task.node
