@@ -12,6 +12,7 @@ from ironic.conf import (
     agent_containers,
     api,
     conductor,
+    console,
     database,
     default,
     deploy,
@@ -32,6 +33,7 @@ log.register_options(CONF)
 default.register_opts(CONF)
 api.register_opts(CONF)
 conductor.register_opts(CONF)
+console.register_opts(CONF)
 database.register_opts(CONF)
 dhcp.register_opts(CONF)
 deploy.register_opts(CONF)

@@ -7,6 +7,7 @@ from ironic.conf import (
     agent_containers,
     api,
     conductor,
+    console,
     database,
     default,
     deploy,
@@ -29,6 +30,7 @@ def list_opts() -> list[tuple[str, list[cfg.Opt]]]:
         ("agent_containers", agent_containers.opts),
         ("api", api.opts),
         ("conductor", conductor.opts),
+        ("console", console.opts),
         # oslo.db's own options come from its namespace in the generator
         # config; listing them here too would print each of them twice.
         ("database", database.opts),
