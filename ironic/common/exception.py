@@ -349,3 +349,16 @@ class ConfigInvalid(IronicException):
 
 class DBError(IronicException):
     _msg_fmt = "Database error: %(reason)s"
+
+
+class ConsoleError(IronicException):
+    """A node's serial console could not be started or stopped."""
+
+    _msg_fmt = "%(error)s"
+    # Built from our own text and the console program's error output,
+    # which never holds the BMC password (it travels in the environment).
+    safe = True
+
+
+class ConsoleSubprocessFailed(ConsoleError):
+    _msg_fmt = "Console subprocess failed to start. %(error)s"

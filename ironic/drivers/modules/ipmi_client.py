@@ -265,6 +265,27 @@ def _secrets(target: IpmiTarget, env: dict, tmpdir: str) -> list[str]:
     return args
 
 
+def console_command(target: IpmiTarget) -> tuple[list[str], dict]:
+    """The ``sol activate`` command line and its environment for a console
+    process. That process outlives this call, so the password goes only
+    through its environment (``-E``), never a file or the command line."""
+    env: dict = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                 "LANG": "C"}
+    args = _base_args(target)
+    if target.password is not None:
+        env["IPMI_PASSWORD"] = target.password
+        args.append("-E")
+    if target.hex_kg_key:
+        raw = _kg_env_value(target.hex_kg_key)
+        if raw is None:
+            raise exception.InvalidParameterValue(
+                err="driver_info/ipmi_hex_kg_key has a zero byte inside, "
+                    "which the console cannot pass to ipmitool safely.")
+        env[b"IPMI_KGKEY"] = raw
+        args.append("-K")
+    return args + ["sol", "activate"], env
+
+
 def _run_once(target: IpmiTarget, command: list[str],
               timeout: float) -> subprocess.CompletedProcess:
     env: dict = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
