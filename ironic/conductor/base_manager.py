@@ -20,6 +20,7 @@ from typing import Any, Callable
 from ironic.common import hash_ring, rpc
 from ironic.conductor import (
     allocations,
+    consoles,
     manager,
     periodics,
     takeover,
@@ -91,6 +92,12 @@ class ConductorService:
             # than take calls until the heartbeat times out.
             self._abandon_start()
             raise
+        # Console processes do not outlive the conductor reliably; this
+        # never stops start-up (failures land on the nodes).
+        try:
+            consoles.restart_enabled_consoles(self)
+        except Exception:  # noqa: BLE001 - logged, start-up goes on
+            LOG.exception("Restarting the enabled consoles failed")
         self._spawn_loop("heartbeat", self._heartbeat,
                          lambda: CONF.conductor.heartbeat_interval,
                          self._heartbeat_stop)

@@ -147,13 +147,26 @@ def supported_boot_devices(task: Any) -> list[str]:
 def set_console_mode(task: Any, enabled: bool) -> None:
     console = _interface(task, "console")
     console.validate(task)
-    if bool(task.node.console_enabled) == enabled:
+    if bool(task.node.console_enabled) == enabled and \
+            (not enabled or console.is_console_running(task)):
         return
-    if enabled:
-        console.start_console(task)
-    else:
-        console.stop_console(task)
+    # Enabling an enabled console whose process died starts it again.
+    action = "start" if enabled else "stop"
+    try:
+        if enabled:
+            console.start_console(task)
+        else:
+            console.stop_console(task)
+    except Exception as e:
+        if not isinstance(e, exception.IronicException):
+            LOG.exception("Console %s failed on node %s", action,
+                          task.node.uuid)
+            e = exception.ConsoleError(error=str(e) or type(e).__name__)
+        task.node.last_error = f"Failed to {action} the console: {e}"
+        task.node.save()
+        raise e from None
     task.node.console_enabled = enabled
+    task.node.last_error = None
     task.node.save()
 
 

@@ -347,6 +347,11 @@ class ConsoleInterface(BaseInterface):
     def get_console(self, task: Any) -> dict:
         """{"type": ..., "url": ...} as the console API shows it."""
 
+    def is_console_running(self, task: Any) -> bool:
+        """Whether an enabled console still serves; consoles run by a
+        process say False once it died, so enabling starts it again."""
+        return True
+
 
 class RescueInterface(BaseInterface):
     interface_type = "rescue"

@@ -1,0 +1,103 @@
+"""Consoles through the API and across conductor restarts: a console that
+fails to start says why on the node; a starting conductor starts again the
+consoles of its nodes, switching off those that cannot start.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ironic.common import exception, hash_ring, rpc
+from ironic.conductor import base_manager, rpcapi
+from ironic.drivers.modules import fake
+
+V = "1.87"
+
+
+@pytest.fixture
+def env(api, config, monkeypatch):
+    config(rpc_transport="none", host="test-conductor")
+    config("conductor", node_locked_retry_attempts=0)
+    monkeypatch.setattr(rpcapi, "_API", None)
+    services = []
+
+    def start():
+        rpc.reset()
+        hash_ring.reset()
+        svc = base_manager.ConductorService()
+        svc.start()
+        services.append(svc)
+        return svc
+
+    start()
+    api.version = V
+    yield api, start, services
+    for svc in services:
+        svc.stop(timeout=5)
+    rpc.reset()
+
+
+def _node(api) -> str:
+    resp = api.post("/v1/nodes", {"driver": "fake-hardware"})
+    assert resp.status_int == 201, resp.body
+    return resp.json["uuid"]
+
+
+def _enable(api, uuid, status=202):
+    resp = api.put(f"/v1/nodes/{uuid}/states/console", {"enabled": True})
+    assert resp.status_int == status, resp.body
+    return resp
+
+
+def _fail_for(monkeypatch, failing: set[str], started: list[str]) -> None:
+    def start_console(self, task):
+        if task.node.uuid in failing:
+            raise exception.ConsoleSubprocessFailed(
+                error="socat exited with status 1: E bind: in use")
+        started.append(task.node.uuid)
+    monkeypatch.setattr(fake.FakeConsole, "start_console", start_console)
+
+
+def test_failed_start_is_reported_and_recorded(env, monkeypatch):
+    api = env[0]
+    uuid = _node(api)
+    _fail_for(monkeypatch, {uuid}, [])
+    resp = _enable(api, uuid, status=500)
+    assert "E bind: in use" in resp.json["error_message"]
+    assert "Traceback" not in resp.body.decode()
+    node = api.get(f"/v1/nodes/{uuid}").json
+    assert node["console_enabled"] is False
+    assert node["last_error"].startswith("Failed to start the console: "
+                                         "Console subprocess failed")
+
+
+def test_enabling_an_enabled_console_restarts_a_dead_one(env, monkeypatch):
+    api = env[0]
+    uuid = _node(api)
+    started: list[str] = []
+    _fail_for(monkeypatch, set(), started)
+    _enable(api, uuid)
+    _enable(api, uuid)
+    assert started == [uuid]  # running: left alone
+    monkeypatch.setattr(fake.FakeConsole, "is_console_running",
+                        lambda self, task: False, raising=False)
+    _enable(api, uuid)
+    assert started == [uuid, uuid]
+
+
+def test_conductor_start_restarts_enabled_consoles(env, monkeypatch):
+    api, start, services = env
+    good, bad, off = _node(api), _node(api), _node(api)
+    _enable(api, good)
+    _enable(api, bad)
+    services.pop().stop(timeout=5)
+    started: list[str] = []
+    _fail_for(monkeypatch, {bad}, started)
+    start()
+    assert started == [good]
+    assert api.get(f"/v1/nodes/{good}").json["console_enabled"] is True
+    node = api.get(f"/v1/nodes/{bad}").json
+    assert node["console_enabled"] is False
+    assert "when the conductor started" in node["last_error"]
+    assert "E bind: in use" in node["last_error"]
+    assert api.get(f"/v1/nodes/{off}").json["console_enabled"] is False
