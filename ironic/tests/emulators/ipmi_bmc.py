@@ -5,7 +5,8 @@ loopback address, speaking IPMI 2.0 over LAN (RMCP+), which is what
 ``ipmitool -I lanplus`` and pyghmi clients use. Each BMC models one machine:
 power state, boot device with its persistent and UEFI flags, counters
 (power changes, NMIs, warm and cold BMC resets) and a few sensors in an SDR
-repository (``ipmi_sdr``).
+repository (``ipmi_sdr``). Its serial-over-LAN console prints a banner
+(``SOL_BANNER``) and echoes what it receives.
 After every change it writes its state to ``<state-dir>/bmc-<port>.json`` so
 a test can check what the "machine" did without going through IPMI.
 
@@ -23,12 +24,14 @@ import argparse
 import json
 import logging
 import os
+import struct
 import sys
 import threading
 import time
 import uuid
 
 import pyghmi.ipmi.bmc as pyghmi_bmc
+import pyghmi.ipmi.console as pyghmi_console
 import pyghmi.ipmi.private.session as ipmi_session
 
 from ironic.tests.emulators import ipmi_sdr
@@ -40,6 +43,7 @@ SELECTOR_NAMES = {0x0: "default", 0x1: "pxe", 0x2: "disk", 0x3: "safe",
                   0x4: "diag", 0x5: "cdrom", 0x6: "bios", 0xf: "floppy"}
 NAME_SELECTORS = {v: k for k, v in SELECTOR_NAMES.items()}
 _VALID, _PERSISTENT, _EFI = 0x80, 0x40, 0x20
+SOL_BANNER = "emulated console of machine {port}\r\nlogin: "
 
 
 class Machine:
@@ -95,6 +99,8 @@ class EmulatedBmc(pyghmi_bmc.Bmc):
         super().__init__(authdata, port=port, bmcuuid=machine.guid,
                          address=address)
         self.additionaldevices = _SENSOR_DEVICE | _SDR_REPOSITORY
+        # pyghmi answers SOL commands only when there is a handler.
+        self.iohandler = self._sol_input
         if kg_key:
             self.set_kg(kg_key)
 
@@ -185,6 +191,25 @@ class EmulatedBmc(pyghmi_bmc.Bmc):
             self.machine.nmi_count += 1
             self.machine.save()
         return 0
+
+    # Serial over LAN: a banner, then every byte the client sends comes
+    # back, as from a machine waiting at its login prompt.
+
+    def activate_payload(self, request, session):
+        # Unlike pyghmi's, a powered-off machine has a console too (as on
+        # real BMCs); only one SOL session at a time.
+        if self.activated:
+            return session.send_ipmi_response(code=0x80)
+        self.activated = True
+        port = list(struct.pack("!H", self.port))
+        session.send_ipmi_response(
+            data=[0, 0, 0, 0, 1, 0, 1, 0] + port + [0xff, 0xff])
+        self.sol = pyghmi_console.ServerConsole(session, self._sol_input)
+        self.sol.send_data(SOL_BANNER.format(port=self.port).encode())
+
+    def _sol_input(self, data):
+        if isinstance(data, bytes) and self.sol is not None:
+            self.sol.send_data(data)
 
     def is_active(self):
         return self.machine.power == "on"
