@@ -203,7 +203,8 @@ class ConductorManager:
 
     def set_console_mode(self, context, node_id, enabled):
         with self._task(context, node_id, "changing console mode") as task:
-            power.set_console_mode(task, enabled)
+            if power.console_change_needed(task, enabled):
+                task.spawn_after(power.set_console_mode, task, enabled)
 
     def get_console_information(self, context, node_id):
         with self._task(context, node_id, "getting console",

@@ -144,27 +144,35 @@ def supported_boot_devices(task: Any) -> list[str]:
     return _management(task).get_supported_boot_devices(task)
 
 
-def set_console_mode(task: Any, enabled: bool) -> None:
+def console_change_needed(task: Any, enabled: bool) -> bool:
+    """Validate a console request; whether a worker must start or stop the
+    console. Enabling an enabled console whose process died counts."""
     console = _interface(task, "console")
     console.validate(task)
-    if bool(task.node.console_enabled) == enabled and \
-            (not enabled or console.is_console_running(task)):
-        return
-    # Enabling an enabled console whose process died starts it again.
+    return bool(task.node.console_enabled) != enabled or (
+        enabled and not console.is_console_running(task))
+
+
+def set_console_mode(task: Any, enabled: bool) -> None:
+    """Start or stop the console (in a worker, as the API answered 202);
+    a failure is told on the node's last_error."""
+    console = _interface(task, "console")
     action = "start" if enabled else "stop"
     try:
         if enabled:
             console.start_console(task)
         else:
             console.stop_console(task)
-    except Exception as e:
-        if not isinstance(e, exception.IronicException):
+    except Exception as e:  # noqa: BLE001 - the node carries the reason
+        if isinstance(e, exception.IronicException):
+            LOG.error("Console %s failed on node %s: %s", action,
+                      task.node.uuid, e)
+        else:
             LOG.exception("Console %s failed on node %s", action,
                           task.node.uuid)
-            e = exception.ConsoleError(error=str(e) or type(e).__name__)
         task.node.last_error = f"Failed to {action} the console: {e}"
         task.node.save()
-        raise e from None
+        return
     task.node.console_enabled = enabled
     task.node.last_error = None
     task.node.save()

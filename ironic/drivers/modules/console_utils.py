@@ -233,7 +233,9 @@ def _write_pid(node_uuid: str, proc: subprocess.Popen) -> None:
 
 
 def _gone(pid: int) -> bool:
-    child = next((p for p in _CHILDREN.values() if p.pid == pid), None)
+    # A copy: other nodes' consoles start and stop in other threads.
+    child = next((p for p in list(_CHILDREN.values()) if p.pid == pid),
+                 None)
     if child is not None:
         return child.poll() is not None
     return not _is_socat(pid)

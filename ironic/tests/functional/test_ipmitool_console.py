@@ -99,6 +99,26 @@ def _socat_pid(env, uuid: str) -> int:
     return int((env["pids"] / f"{uuid}.pid").read_text())
 
 
+def _wait_for(what: str, check) -> None:
+    """The console starts and stops in a conductor worker after the 202."""
+    deadline = time.monotonic() + READ_DEADLINE
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.1)
+
+
+def _set_console(env, uuid: str, enabled: bool) -> dict:
+    cli = env["cli"]
+    cli.run("node", "console", "enable" if enabled else "disable", uuid)
+    shown: dict = {}
+
+    def settled() -> bool:
+        shown.update(cli.json("node", "console", "show", uuid))
+        return shown["console_enabled"] is enabled
+    _wait_for(f"console_enabled {enabled}", settled)
+    return shown
+
+
 def _is_socat(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
@@ -119,9 +139,7 @@ def test_console_enable_connect_echo_disable(env, bmc):
     cli = env["cli"]
     port = free_tcp_port()
     uuid = _enroll(env, bmc, 0, ipmi_terminal_port=port)
-    cli.run("node", "console", "enable", uuid)
-    shown = cli.json("node", "console", "show", uuid)
-    assert shown["console_enabled"] is True
+    shown = _set_console(env, uuid, True)
     assert shown["console_info"] == {"type": "socat",
                                      "url": f"tcp://127.0.0.1:{port}"}
     pid = _socat_pid(env, uuid)
@@ -129,9 +147,7 @@ def test_console_enable_connect_echo_disable(env, bmc):
 
     _talk(port, bmc, 0, b"hello-console")
 
-    cli.run("node", "console", "disable", uuid)
-    assert cli.json("node", "console", "show", uuid)[
-        "console_enabled"] is False
+    _set_console(env, uuid, False)
     assert not _is_socat(pid)
     assert not (env["pids"] / f"{uuid}.pid").exists()
     with pytest.raises(ConnectionRefusedError):
@@ -143,13 +159,21 @@ def test_console_whose_socat_died_is_enabled_again(env, bmc):
     cli = env["cli"]
     port = free_tcp_port()
     uuid = _enroll(env, bmc, 1, ipmi_terminal_port=port)
-    cli.run("node", "console", "enable", uuid)
+    _set_console(env, uuid, True)
     old = _socat_pid(env, uuid)
     os.killpg(old, signal.SIGKILL)  # the process the service started
+    _wait_for("socat to die", lambda: not _is_socat(old))
     cli.run("node", "console", "enable", uuid)
-    assert _socat_pid(env, uuid) != old
+
+    def restarted() -> bool:
+        try:
+            pid = _socat_pid(env, uuid)
+        except (OSError, ValueError):  # not (yet, or fully) written
+            return False
+        return pid != old and _is_socat(pid)
+    _wait_for("a new socat", restarted)
     _talk(port, bmc, 1, b"again")
-    cli.run("node", "console", "disable", uuid)
+    _set_console(env, uuid, False)
     cli.run("node", "delete", uuid)
 
 

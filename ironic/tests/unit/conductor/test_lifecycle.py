@@ -254,6 +254,7 @@ def test_raid_console_boot_mode_and_secure_boot(env):
         "console_enabled": False, "console_info": None}
     resp = api.put(f"/v1/nodes/{uuid}/states/console", {"enabled": True})
     assert resp.status_int == 202
+    assert svc.pool.wait_idle(10)  # the console starts in a worker
     assert api.get(f"/v1/nodes/{uuid}/states/console").json[
         "console_enabled"] is True
     resp = api.put(f"/v1/nodes/{uuid}/states/boot_mode", {"target": "uefi"})
