@@ -22,6 +22,7 @@ class IPMIHardware(generic.GenericHardware):
     supported_management_interfaces = [ipmitool.IPMIManagement,
                                        noop_mgmt.NoopManagement]
     supported_vendor_interfaces = [ipmitool.VendorPassthru, noop.NoVendor]
-    # No console stays the default: a console needs a port per node.
-    supported_console_interfaces = [noop.NoConsole,
-                                    ipmitool_console.IPMISocatConsole]
+    # As in the reference service, the socat console is preferred once an
+    # operator enables it (it is not enabled by default).
+    supported_console_interfaces = [ipmitool_console.IPMISocatConsole,
+                                    noop.NoConsole]
