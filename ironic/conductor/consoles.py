@@ -1,9 +1,11 @@
-"""Consoles across conductor restarts.
+"""Consoles across conductor restarts and takeovers.
 
 A console process belongs to the conductor that started it and does not
 survive it reliably, so a starting conductor starts again the consoles of
-the enabled nodes it owns. A console that cannot start is switched off,
-with the reason in the node's last_error, rather than left claimed.
+the enabled nodes it owns. The takeover periodic does the same for nodes
+taken over from a conductor that died or left, whose console process is
+gone with it. A console that cannot start is switched off, with the
+reason in the node's last_error, rather than left claimed.
 """
 
 from __future__ import annotations
@@ -21,30 +23,56 @@ LOG = logging.getLogger(__name__)
 def restart_enabled_consoles(svc: Any) -> int:
     """Start the consoles of this conductor's nodes that have
     console_enabled; returns how many run now."""
+    return _start_owned(svc, "when the conductor started",
+                        only_stopped=False)
+
+
+def start_taken_over_consoles(svc: Any) -> int:
+    """Start the enabled consoles of this conductor's nodes whose console
+    process does not run (their previous conductor died or left)."""
+    return _start_owned(svc, "while taking over the node",
+                        only_stopped=True)
+
+
+def _start_owned(svc: Any, when: str, only_stopped: bool) -> int:
     N = models.Node
     rows = periodics._rows([N.console_enabled.is_(True),
                             N.reservation.is_(None)])
     started = 0
     for row in periodics.owned(svc.host, rows):
         try:
-            started += _restart(svc, row["id"])
+            started += _restart(svc, row["id"], when, only_stopped)
         except (exception.NodeLocked, exception.NodeNotFound):
             continue
-        except Exception:  # noqa: BLE001 - start-up goes on
+        except Exception:  # noqa: BLE001 - the other nodes go on
             LOG.exception("Restarting the console of node %s failed",
                           row["uuid"])
     return started
 
 
-def _restart(svc: Any, node_id: int) -> int:
+def _console_runs(node_id: int) -> bool:
+    """Checked without locking: most consoles run, and a takeover cycle
+    must not lock every node whose console is enabled."""
+    with task_manager.acquire(None, node_id, shared=True,
+                              purpose="console check") as task:
+        console = getattr(task.driver, "console", None)
+        return console is not None and console.is_console_running(task)
+
+
+def _restart(svc: Any, node_id: int, when: str, only_stopped: bool) -> int:
+    if only_stopped and _console_runs(node_id):
+        return 0
     with task_manager.acquire(None, node_id, purpose="console restart",
                               host=svc.host, pool=svc.pool,
                               retry=False) as task:
         node = task.node
         if not node.console_enabled:
             return 0
+        console = getattr(task.driver, "console", None)
+        if only_stopped and console is not None and \
+                console.is_console_running(task):
+            return 0
         try:
-            console = getattr(task.driver, "console", None)
             if console is None:
                 raise exception.ConsoleError(
                     error="the node has no console interface")
@@ -54,10 +82,9 @@ def _restart(svc: Any, node_id: int) -> int:
             LOG.error("Node %s: could not restart its console: %s",
                       node.uuid, e)
             node.console_enabled = False
-            node.last_error = (f"Failed to start the console when the "
-                               f"conductor started: {e}")
+            node.last_error = f"Failed to start the console {when}: {e}"
             node.save()
             return 0
         node.save()
-        LOG.info("Restarted the console of node %s", node.uuid)
+        LOG.info("Started the console of node %s %s", node.uuid, when)
         return 1

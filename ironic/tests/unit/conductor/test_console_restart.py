@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from ironic.common import exception, hash_ring, rpc
-from ironic.conductor import base_manager, rpcapi
+from ironic.conductor import base_manager, consoles, rpcapi
 from ironic.drivers.modules import fake
 
 V = "1.87"
@@ -105,3 +105,25 @@ def test_conductor_start_restarts_enabled_consoles(env, monkeypatch):
     assert "when the conductor started" in node["last_error"]
     assert "E bind: in use" in node["last_error"]
     assert api.get(f"/v1/nodes/{off}").json["console_enabled"] is False
+
+
+def test_takeover_starts_consoles_that_do_not_run(env, monkeypatch):
+    api, _, services = env
+    svc = services[-1]
+    running, gone, broken = _node(api), _node(api), _node(api)
+    for uuid in (running, gone, broken):
+        _enable(env, uuid)
+    # Their conductor died: only `running` still has a console process
+    # this conductor can see.
+    monkeypatch.setattr(fake.FakeConsole, "is_console_running",
+                        lambda self, task: task.node.uuid == running,
+                        raising=False)
+    started: list[str] = []
+    _fail_for(monkeypatch, {broken}, started)
+    assert consoles.start_taken_over_consoles(svc) == 1
+    assert started == [gone]
+    assert api.get(f"/v1/nodes/{gone}").json["console_enabled"] is True
+    node = api.get(f"/v1/nodes/{broken}").json
+    assert node["console_enabled"] is False
+    assert "while taking over the node" in node["last_error"]
+    assert api.get(f"/v1/nodes/{running}").json["console_enabled"] is True
