@@ -7,7 +7,7 @@ agent. The agent's options live on oslo.config's global CONF, which is why
 this runs apart from the test process. Prints one JSON document.
 
     ipa_client.py --api URL lookup MAC[,MAC] [--node-uuid U]
-    ipa_client.py --api URL heartbeat UUID TOKEN [--callback-url URL]
+    ipa_client.py --api URL heartbeat UUID --token=TOKEN [--callback-url URL]
                   [--cert PEM-FILE]
     ipa_client.py --api URL inspect DATA-FILE [--error MESSAGE]
 
@@ -98,7 +98,8 @@ def main(argv: list[str]) -> int:
     lookup.add_argument("--timeout", type=float, default=1.0)
     beat = sub.add_parser("heartbeat")
     beat.add_argument("uuid")
-    beat.add_argument("token")
+    # An option, not a positional: a token may begin with "-".
+    beat.add_argument("--token", required=True)
     beat.add_argument("--callback-url", default="https://127.0.0.1:9999")
     beat.add_argument("--cert")
     inspect = sub.add_parser("inspect")

@@ -93,7 +93,7 @@ def test_agent_client_token_protocol(server):
     assert token and token != "******"
     assert found["config"]["agent_token_required"] is True
 
-    beat = ipa(server, "heartbeat", node.uuid, token)
+    beat = ipa(server, "heartbeat", node.uuid, f"--token={token}")
     assert beat["accepted"], beat
     info = Node.get(node.uuid).driver_internal_info
     assert info["agent_url"] == CALLBACK
@@ -103,7 +103,8 @@ def test_agent_client_token_protocol(server):
     again = ipa(server, "lookup", macs[1], "--node-uuid", node.uuid)
     assert again["found"]["config"]["agent_token"] == "******"
 
-    wrong = ipa(server, "heartbeat", node.uuid, token[::-1])
+    wrong = ipa(server, "heartbeat", node.uuid,
+                f"--token={token[::-1]}")
     assert not wrong["accepted"]
     assert wrong["error_type"] == "HeartbeatError"
     assert "400" in wrong["error"] and "token" in wrong["error"]
@@ -116,7 +117,8 @@ def test_agent_client_sends_its_certificate(server, tmp_path):
     cert = tmp_path / "agent.crt"
     cert.write_text("-----BEGIN CERTIFICATE-----\nMIIB\n"
                     "-----END CERTIFICATE-----\n")
-    beat = ipa(server, "heartbeat", node.uuid, token, "--cert", str(cert))
+    beat = ipa(server, "heartbeat", node.uuid, f"--token={token}",
+               "--cert", str(cert))
     assert beat["accepted"], beat
     stored = Node.get(node.uuid).driver_internal_info["agent_verify_ca"]
     assert pathlib.Path(stored).read_text() == cert.read_text()
@@ -127,12 +129,12 @@ def test_agent_client_sees_lock_conflicts_and_misses(server, config):
     token = ipa(server, "lookup", "52:54:00:ab:02:00")[
         "found"]["config"]["agent_token"]
     db_api.get_instance().reserve_node("elsewhere", node.id)
-    locked = ipa(server, "heartbeat", node.uuid, token)
+    locked = ipa(server, "heartbeat", node.uuid, f"--token={token}")
     assert locked["error_type"] == "HeartbeatConflictError", locked
     db_api.get_instance().release_node("elsewhere", node.id)
 
     config("agent", require_tls=True)
-    plain = ipa(server, "heartbeat", node.uuid, token,
+    plain = ipa(server, "heartbeat", node.uuid, f"--token={token}",
                 "--callback-url", "http://127.0.0.1:9999")
     assert not plain["accepted"] and "TLS" in plain["error"]
 
@@ -161,7 +163,8 @@ def test_agent_client_against_the_all_in_one(aio):
     assert looked["api_version"] == f"1.{advertised}"
     assert looked["found"]["node"]["uuid"] == node.id
     token = looked["found"]["config"]["agent_token"]
-    beat = ipa(aio.endpoint, "heartbeat", node.id, token or "none")
+    beat = ipa(aio.endpoint, "heartbeat", node.id,
+               f"--token={token or 'none'}")
     info = conn.baremetal.get_node(node.id).driver_internal_info
     if advertised >= 62:
         assert token and beat["accepted"], beat
