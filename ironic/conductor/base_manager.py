@@ -168,6 +168,7 @@ class ConductorService:
         takeover.release_dead_locks(self)
         takeover.recover_orphans(self)
         takeover.take_over_active_nodes(self)
+        consoles.stop_moved_consoles(self)
         consoles.start_taken_over_consoles(self)
         allocations.resume_orphans(self)
 

@@ -5,7 +5,9 @@ survive it reliably, so a starting conductor starts again the consoles of
 the enabled nodes it owns. The takeover periodic does the same for nodes
 taken over from a conductor that died or left, whose console process is
 gone with it. A console that cannot start is switched off, with the
-reason in the node's last_error, rather than left claimed.
+reason in the node's last_error, rather than left claimed. A conductor
+whose node went to another (live) conductor ends its own console process
+for it, so that only the owner serves the node's console.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import logging
 from typing import Any
 
 from ironic.common import exception
-from ironic.conductor import periodics, task_manager
+from ironic.conductor import periodics, power, task_manager
 from ironic.db.sqlalchemy import models
 
 LOG = logging.getLogger(__name__)
@@ -85,6 +87,41 @@ def _restart(svc: Any, node_id: int, when: str, only_stopped: bool) -> int:
             node.last_error = f"Failed to start the console {when}: {e}"
             node.save()
             return 0
+        power.CONSOLES_HERE.add(node.uuid)
         node.save()
         LOG.info("Started the console of node %s %s", node.uuid, when)
         return 1
+
+
+def stop_moved_consoles(svc: Any) -> int:
+    """End the console processes this conductor runs for nodes that the
+    ring now gives to another conductor, or whose console was disabled
+    there; returns how many. (A node deleted meanwhile is only forgotten:
+    without it there is no driver to end the process with.)"""
+    here = set(power.CONSOLES_HERE)
+    if not here:
+        return 0
+    N = models.Node
+    rows = periodics._rows([N.uuid.in_(here)], ["console_enabled"])
+    keep = {row["uuid"] for row in periodics.owned(svc.host, rows)
+            if row["console_enabled"]}
+    stopped = 0
+    for uuid in here - keep:
+        try:
+            with task_manager.acquire(None, uuid, shared=True,
+                                      purpose="console hand-over") as task:
+                console = getattr(task.driver, "console", None)
+                if console is not None:
+                    console.stop_local_console(task)
+        except exception.NodeNotFound:
+            power.CONSOLES_HERE.discard(uuid)
+            continue
+        except Exception:  # noqa: BLE001 - tried again next cycle
+            LOG.exception("Ending the local console of node %s failed",
+                          uuid)
+            continue
+        power.CONSOLES_HERE.discard(uuid)
+        stopped += 1
+        LOG.info("Ended the console of node %s here: another conductor "
+                 "serves it now", uuid)
+    return stopped

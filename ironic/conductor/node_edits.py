@@ -14,6 +14,7 @@ import logging
 from typing import Any
 
 from ironic.common import exception, states, utils
+from ironic.conductor import power
 from ironic.db import api as db_api
 
 LOG = logging.getLogger(__name__)
@@ -115,6 +116,7 @@ def destroy_node(task: Any) -> None:
     """Delete the locked node with its ports, portgroups and traits."""
     node = task.node
     check_destroy(node)
+    power.stop_console_of_deleted_node(task)
     db_api.get_instance().destroy_node(node.id)
     task.lock_gone_with_node()
     LOG.info("Node %s deleted", node.uuid)

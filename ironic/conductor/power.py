@@ -144,6 +144,12 @@ def supported_boot_devices(task: Any) -> list[str]:
     return _management(task).get_supported_boot_devices(task)
 
 
+# UUIDs of the nodes whose console this conductor process started: when
+# the ring gives one of them to another conductor, this one ends its
+# console process (conductor.consoles).
+CONSOLES_HERE: set[str] = set()
+
+
 def console_change_needed(task: Any, enabled: bool) -> bool:
     """Validate a console request; whether a worker must start or stop the
     console. Enabling an enabled console whose process died counts."""
@@ -173,9 +179,25 @@ def set_console_mode(task: Any, enabled: bool) -> None:
         task.node.last_error = f"Failed to {action} the console: {e}"
         task.node.save()
         return
+    (CONSOLES_HERE.add if enabled else CONSOLES_HERE.discard)(
+        task.node.uuid)
     task.node.console_enabled = enabled
     task.node.last_error = None
     task.node.save()
+
+
+def stop_console_of_deleted_node(task: Any) -> None:
+    """A node being deleted must not leave its console process behind; a
+    console that will not stop does not keep the node (logged)."""
+    node = task.node
+    if not node.console_enabled:
+        return
+    try:
+        _interface(task, "console").stop_console(task)
+    except Exception:  # noqa: BLE001 - the deletion goes on
+        LOG.exception("Could not stop the console of node %s, deleted "
+                      "anyway", node.uuid)
+    CONSOLES_HERE.discard(node.uuid)
 
 
 def get_console_information(task: Any) -> dict:

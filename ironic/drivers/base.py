@@ -352,6 +352,11 @@ class ConsoleInterface(BaseInterface):
         process say False once it died, so enabling starts it again."""
         return True
 
+    def stop_local_console(self, task: Any) -> None:
+        """End the console process this conductor runs for a node that
+        another conductor now owns (and serves the console from); only the
+        local process, nothing on the BMC. Nothing to do by default."""
+
 
 class RescueInterface(BaseInterface):
     interface_type = "rescue"

@@ -289,6 +289,13 @@ def stop_socat_console(node_uuid: str, release: bool = True) -> None:
         release_port(node_uuid)
 
 
+def stop_own_socat_console(node_uuid: str) -> None:
+    """Stop the node's console only if this process started it (a pid
+    file in a shared directory may name another conductor's process)."""
+    if node_uuid in _CHILDREN:
+        stop_socat_console(node_uuid)
+
+
 def is_running(node_uuid: str) -> bool:
     """Whether the node's console process is alive."""
     pid = _read_pid(node_uuid)

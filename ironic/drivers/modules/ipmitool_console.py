@@ -95,6 +95,10 @@ class IPMISocatConsole(base.ConsoleInterface):
         _set_allocated(task, None)
         _deactivate_sol(_target(task))
 
+    def stop_local_console(self, task: Any) -> None:
+        # The new owner ends the BMC's SOL session when it starts its own.
+        console_utils.stop_own_socat_console(task.node.uuid)
+
     def is_console_running(self, task: Any) -> bool:
         return console_utils.is_running(task.node.uuid)
 

@@ -186,3 +186,16 @@ def test_enable_without_a_terminal_port_names_it(env, bmc):
     assert cli.json("node", "console", "show", uuid)[
         "console_enabled"] is False
     cli.run("node", "delete", uuid)
+
+
+def test_deleting_a_node_ends_its_console(env, bmc):
+    port = free_tcp_port()
+    uuid = _enroll(env, bmc, 0, ipmi_terminal_port=port)
+    _set_console(env, uuid, True)
+    pid = _socat_pid(env, uuid)
+    assert _is_socat(pid)
+    env["cli"].run("node", "delete", uuid)
+    assert not _is_socat(pid)
+    assert not (env["pids"] / f"{uuid}.pid").exists()
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", port), timeout=5).close()

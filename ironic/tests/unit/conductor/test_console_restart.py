@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from ironic.common import exception, hash_ring, rpc
-from ironic.conductor import base_manager, consoles, rpcapi
+from ironic.conductor import base_manager, consoles, periodics, power, rpcapi
 from ironic.drivers.modules import fake
 
 V = "1.87"
@@ -19,6 +19,8 @@ def env(api, config, monkeypatch):
     config(rpc_transport="none", host="test-conductor")
     config("conductor", node_locked_retry_attempts=0)
     monkeypatch.setattr(rpcapi, "_API", None)
+    # Consoles started by earlier tests' conductors are not this one's.
+    monkeypatch.setattr(power, "CONSOLES_HERE", set())
     services = []
 
     def start():
@@ -127,3 +129,38 @@ def test_takeover_starts_consoles_that_do_not_run(env, monkeypatch):
     assert node["console_enabled"] is False
     assert "while taking over the node" in node["last_error"]
     assert api.get(f"/v1/nodes/{running}").json["console_enabled"] is True
+
+
+def test_consoles_follow_their_node_to_another_conductor(env, monkeypatch):
+    api, _, services = env
+    svc = services[-1]
+    kept, moved = _node(api), _node(api)
+    _enable(env, kept)
+    _enable(env, moved)
+    assert {kept, moved} <= power.CONSOLES_HERE
+    ended: list[str] = []
+    monkeypatch.setattr(fake.FakeConsole, "stop_local_console",
+                        lambda self, task: ended.append(task.node.uuid),
+                        raising=False)
+    # The ring now gives `moved` to a conductor that joined.
+    real_owned = periodics.owned
+    monkeypatch.setattr(periodics, "owned", lambda host, rows: [
+        row for row in real_owned(host, rows) if row["uuid"] != moved])
+    assert consoles.stop_moved_consoles(svc) == 1
+    assert ended == [moved]
+    assert moved not in power.CONSOLES_HERE and kept in power.CONSOLES_HERE
+    assert consoles.stop_moved_consoles(svc) == 0  # once only
+    # The node keeps console_enabled: its new owner serves the console.
+    assert api.get(f"/v1/nodes/{moved}").json["console_enabled"] is True
+
+
+def test_deleting_a_node_stops_its_console(env, monkeypatch):
+    api = env[0]
+    uuid = _node(api)
+    _enable(env, uuid)
+    stopped: list[str] = []
+    monkeypatch.setattr(fake.FakeConsole, "stop_console",
+                        lambda self, task: stopped.append(task.node.uuid))
+    assert api.delete(f"/v1/nodes/{uuid}").status_int == 204
+    assert stopped == [uuid]
+    assert uuid not in power.CONSOLES_HERE
