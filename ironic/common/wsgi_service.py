@@ -28,7 +28,19 @@ def make_server(application=None, host: str | None = None,
     return server
 
 
+def warn_unsupported_workers() -> bool:
+    """An operator's ironic.conf may ask for several API processes; say
+    plainly that this server will not fork them."""
+    if (CONF.api.api_workers or 1) <= 1:
+        return False
+    LOG.warning("[api]api_workers = %d is not supported: this server runs "
+                "one process; run ironic.api.wsgi under mod_wsgi or uWSGI "
+                "for more", CONF.api.api_workers)
+    return True
+
+
 def serve_forever(application=None) -> None:
+    warn_unsupported_workers()
     server = make_server(application)
 
     def _stop(signum, _frame):

@@ -16,8 +16,11 @@ opts = [
                     "from the URL the request came in on (e.g. behind a "
                     "proxy)."),
     cfg.IntOpt("api_workers", min=1,
-               help="Number of API worker processes for the standalone "
-                    "ironic-api. Defaults to the number of CPUs."),
+               help="Read for compatibility with existing configuration "
+                    "files, but ironic-api serves from one process (a pool "
+                    "of threads); a value above 1 is logged at start-up. "
+                    "For more processes, run the WSGI application "
+                    "(ironic.api.wsgi) under mod_wsgi or uWSGI."),
     cfg.BoolOpt("restrict_lookup", default=True,
                 help="Only answer ramdisk lookups for nodes in states where "
                      "an agent is expected."),
