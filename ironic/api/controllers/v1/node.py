@@ -199,8 +199,8 @@ def _renderer(name: str, ver: int, url: str, rel: _Relations):
         links = api_utils.linker("nodes", url)
         return lambda row: links(row["uuid"])
     if name in _SUB_LINKS:
-        return lambda row: api_utils.link("nodes", f"{row['uuid']}/{name}",
-                                          url)
+        links = api_utils.linker("nodes", url)
+        return lambda row: links(f"{row['uuid']}/{name}")
     if name == "conductor":
         return hash_ring.conductor_for
     if name == "allocation_uuid":

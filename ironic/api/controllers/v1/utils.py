@@ -7,6 +7,7 @@ from urllib.parse import urlencode
 
 import jsonpatch
 import jsonschema
+import pecan
 from oslo_utils import strutils
 
 from ironic.api import body, method
@@ -16,14 +17,6 @@ from ironic.conf import CONF
 MASK = "******"
 _SECRET_KEY_HINTS = ("password", "secret", "token", "credential", "key",
                      "auth")
-
-
-def link(resource: str, ident: str, url: str | None = None,
-         bookmark_only: bool = False) -> list[dict[str, str]]:
-    url = url or method.public_url()
-    self_link = {"href": f"{url}/v1/{resource}/{ident}", "rel": "self"}
-    bookmark = {"href": f"{url}/{resource}/{ident}", "rel": "bookmark"}
-    return [bookmark] if bookmark_only else [self_link, bookmark]
 
 
 def linker(resource: str, url: str):
@@ -36,6 +29,12 @@ def linker(resource: str, url: str):
         return [{"href": self_prefix + ident, "rel": "self"},
                 {"href": bookmark_prefix + ident, "rel": "bookmark"}]
     return links
+
+
+def link(resource: str, ident: str, url: str | None = None,
+         bookmark_only: bool = False) -> list[dict[str, str]]:
+    links = linker(resource, url or method.public_url())(ident)
+    return links[1:] if bookmark_only else links
 
 
 def mask_secrets(info: dict | None) -> dict:
@@ -130,7 +129,6 @@ class ItemLookup:
     def _lookup(self, ident, *remainder):
         if not remainder:
             return item_without_handler(self, ident)
-        import pecan
         pecan.abort(404)
 
 
