@@ -110,10 +110,8 @@ class HashRingManager:
     @property
     def catalog(self) -> Any:
         """The interface catalog of the conductors in the rings."""
-        with self._lock:
-            if self._expired():
-                self._build()
-            return self._catalog
+        self.rings()
+        return self._catalog
 
     def rings(self) -> dict[tuple[str, str], HashRing]:
         with self._lock:
