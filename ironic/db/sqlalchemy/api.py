@@ -7,6 +7,7 @@ columns they are asked for and page by key (never by offset).
 
 from __future__ import annotations
 
+import functools
 import uuid as uuidlib
 from typing import Any, Iterable, Sequence
 
@@ -92,6 +93,17 @@ def _order_and_page(stmt, model, sort_key: str, sort_dir: str,
             cond = sa.or_(col < mval, sa.and_(col == mval, idcol < mid),
                           isnull)
     return stmt.where(cond)
+
+
+@functools.cache
+def _node_with_traits_query(column: str) -> sa.Select:
+    # Built once per column: constructing the statement cost as much as
+    # running it.
+    node, trait = models.Node.__table__, models.NodeTrait.__table__
+    return (sa.select(node, trait.c.trait.label("_node_trait"))
+            .select_from(node.outerjoin(trait, trait.c.node_id == node.c.id))
+            .where(node.c[column] == sa.bindparam("value"))
+            .order_by(trait.c.trait))
 
 
 def _row_to_dict(row) -> dict:
@@ -254,21 +266,20 @@ class Connection(ConductorQueries, HardwareQueries, NodeResourceQueries,
         return node
 
     def get_node_with_traits(self, column: str, value) -> tuple:
-        """The node whose ``column`` equals ``value`` and its traits, read
-        in one transaction (a single GET of a node needs both)."""
-        table = models.Node.__table__
-        with _reader() as session:
-            # A plain row, not an ORM instance: the caller only reads its
-            # columns, and skipping the identity map halves the cost.
-            row = session.execute(sa.select(table).where(
-                table.c[column] == value)).first()
-            if row is None:
-                raise exception.NodeNotFound(node=value)
-            traits = list(session.scalars(
-                sa.select(models.NodeTrait.trait).where(
-                    models.NodeTrait.node_id == row.id).order_by(
-                    models.NodeTrait.trait)))
-            return row, traits
+        """The node whose ``column`` equals ``value`` and its traits.
+
+        One statement (the node outer-joined to its traits): a single GET
+        of a node needs both, and one query is one snapshot.
+        """
+        with engine.reading() as conn:
+            rows = conn.execute(_node_with_traits_query(column),
+                                {"value": value}).all()
+        if not rows:
+            raise exception.NodeNotFound(node=value)
+        # A plain row, not an ORM instance: the caller only reads its
+        # columns.
+        return rows[0], [r._node_trait for r in rows
+                         if r._node_trait is not None]
 
     def get_node_by_id(self, node_id: int):
         return self._get_one(models.Node, "id", node_id,

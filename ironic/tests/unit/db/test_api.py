@@ -204,6 +204,22 @@ def test_set_add_delete_traits(db):
     assert db.get_node_traits(node.id) == ["CUSTOM_W"]
 
 
+def test_node_with_traits_is_one_row_and_sorted_traits(db):
+    node = db.create_node({"driver": "fake-hardware", "name": "n1",
+                           "extra": {"k": [1]}},
+                          traits=["CUSTOM_C", "CUSTOM_A", "CUSTOM_B"])
+    bare = _node(db, name="n2")
+    for column, value in (("id", node.id), ("uuid", node.uuid),
+                          ("name", "n1")):
+        row, traits = db.get_node_with_traits(column, value)
+        assert (row.id, row.extra, traits) == (
+            node.id, {"k": [1]}, ["CUSTOM_A", "CUSTOM_B", "CUSTOM_C"])
+    assert db.get_node_with_traits("name", "n2")[1] == []
+    assert db.get_node_with_traits("name", "n2")[0].uuid == bare.uuid
+    with pytest.raises(exception.NodeNotFound):
+        db.get_node_with_traits("name", "missing")
+
+
 # --- destroy -------------------------------------------------------------------
 
 def test_destroy_node_removes_its_ports_portgroups_and_traits(db):

@@ -49,6 +49,27 @@ def test_sqlite_readers_never_take_the_write_lock(database):
         assert not _other_writer_blocked(database)
 
 
+def test_single_reads_open_no_transaction(database):
+    # One statement in autocommit mode: no BEGIN, no lock held after it,
+    # and the connection goes back to the pool ready for a writer.
+    statements = []
+
+    def record(conn, cursor, statement, *args):
+        statements.append(statement)
+    eng = engine.get_engine()
+    sa.event.listen(eng, "before_cursor_execute", record)
+    try:
+        with engine.reading() as conn:
+            assert conn.execute(sa.text("SELECT 1")).scalar() == 1
+            assert not conn.connection.dbapi_connection.in_transaction
+    finally:
+        sa.event.remove(eng, "before_cursor_execute", record)
+    assert statements == ["SELECT 1"]
+    with engine.writer():
+        assert _other_writer_blocked(database)
+    assert not _other_writer_blocked(database)
+
+
 def test_sqlite_file_connections_are_pooled(database):
     with engine.reader() as session:
         first = session.connection().connection.dbapi_connection
