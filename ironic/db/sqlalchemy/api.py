@@ -96,6 +96,12 @@ def _order_and_page(stmt, model, sort_key: str, sort_dir: str,
 
 
 @functools.cache
+def _node_query(column: str) -> sa.Select:
+    node = models.Node.__table__
+    return sa.select(node).where(node.c[column] == sa.bindparam("value"))
+
+
+@functools.cache
 def _node_with_traits_query(column: str) -> sa.Select:
     # Built once per column: constructing the statement cost as much as
     # running it.
@@ -281,21 +287,31 @@ class Connection(ConductorQueries, HardwareQueries, NodeResourceQueries,
         return rows[0], [r._node_trait for r in rows
                          if r._node_trait is not None]
 
+    def _node_row(self, column: str, value, not_found) -> Any:
+        # A plain row from one statement: node reads are the most frequent
+        # query of the service (every API call on a node, every lock), and
+        # their callers only read columns.
+        with engine.reading() as conn:
+            row = conn.execute(_node_query(column), {"value": value}).first()
+        if row is None:
+            raise not_found
+        return row
+
     def get_node_by_id(self, node_id: int):
-        return self._get_one(models.Node, "id", node_id,
-                             exception.NodeNotFound(node=node_id))
+        return self._node_row("id", node_id,
+                              exception.NodeNotFound(node=node_id))
 
     def get_node_by_uuid(self, node_uuid: str):
-        return self._get_one(models.Node, "uuid", node_uuid,
-                             exception.NodeNotFound(node=node_uuid))
+        return self._node_row("uuid", node_uuid,
+                              exception.NodeNotFound(node=node_uuid))
 
     def get_node_by_name(self, node_name: str):
-        return self._get_one(models.Node, "name", node_name,
-                             exception.NodeNotFound(node=node_name))
+        return self._node_row("name", node_name,
+                              exception.NodeNotFound(node=node_name))
 
     def get_node_by_instance(self, instance: str):
-        return self._get_one(
-            models.Node, "instance_uuid", instance,
+        return self._node_row(
+            "instance_uuid", instance,
             exception.NotFound(f"Instance {instance} could not be found."))
 
     def get_node_by_port_addresses(self, addresses: Sequence[str]):

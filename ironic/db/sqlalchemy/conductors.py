@@ -199,17 +199,50 @@ class ConductorQueries:
     # node locks
 
     @engine.retry_on_deadlock
-    def reserve_node(self, tag: str, node_id: int | str) -> models.Node:
+    def reserve_node(self, tag: str, node_id: int | str) -> Any:
         """Take the exclusive lock of a node (by id or UUID) for conductor
-        ``tag``.
+        ``tag``; returns the node's row.
 
         Raises NodeLocked (naming the holder) when someone holds it.
         """
+        if not engine.update_returning():
+            return self._reserve_node_in_transaction(tag, node_id)
+        N = models.Node.__table__
+        key = N.c.id if isinstance(node_id, int) else N.c.uuid
+        # One statement, so the write lock is never held across Python.
+        # updated_at is kept: a lock is not a change of the node, and a
+        # request that fails under the lock must leave the row as it was.
+        stmt = sa.update(N).where(key == node_id, N.c.reservation.is_(None)
+                                  ).values(reservation=tag,
+                                           updated_at=N.c.updated_at
+                                           ).returning(*N.c)
+        for _ in range(2):
+            with engine.writing() as conn:
+                row = conn.execute(stmt).first()
+            if row is not None:
+                return row
+            holder = self._lock_holder(key == node_id, node_id)
+            if holder.reservation is not None:
+                raise exception.NodeLocked(node=holder.uuid,
+                                           host=holder.reservation)
+            # Released between the two statements: try once more.
+        raise exception.NodeLocked(node=holder.uuid, host="another task")
+
+    def _lock_holder(self, where, node_id) -> Any:
+        """The uuid and reservation of a node whose lock did not move."""
+        N = models.Node.__table__
+        with engine.reading() as conn:
+            holder = conn.execute(sa.select(N.c.uuid, N.c.reservation)
+                                  .where(where)).first()
+        if holder is None:
+            raise exception.NodeNotFound(node=node_id)
+        return holder
+
+    def _reserve_node_in_transaction(self, tag: str, node_id: int | str
+                                     ) -> models.Node:
         N = models.Node
         key = N.id if isinstance(node_id, int) else N.uuid
         with self._writer() as session:
-            # updated_at is kept: a lock is not a change of the node, and a
-            # request that fails under the lock must leave the row as it was.
             res = session.execute(sa.update(N).where(
                 key == node_id, N.reservation.is_(None)).values(
                 reservation=tag, updated_at=N.updated_at).execution_options(
@@ -225,51 +258,66 @@ class ConductorQueries:
 
     @engine.retry_on_deadlock
     def release_node(self, tag: str, node_id: int) -> None:
-        N = models.Node
-        with self._writer() as session:
-            res = session.execute(sa.update(N).where(
-                N.id == node_id, N.reservation == tag).values(
-                reservation=None, updated_at=N.updated_at).execution_options(
-                synchronize_session=False))
-            if res.rowcount == 1:
-                return
-            holder = session.execute(sa.select(N.uuid, N.reservation).where(
-                N.id == node_id)).first()
-            if holder is None:
-                raise exception.NodeNotFound(node=node_id)
-            if holder.reservation is None:
-                raise exception.NodeNotLocked(node=holder.uuid, host=tag)
-            raise exception.NodeLocked(node=holder.uuid,
-                                       host=holder.reservation)
+        N = models.Node.__table__
+        with engine.writing() as conn:
+            released = conn.execute(sa.update(N).where(
+                N.c.id == node_id, N.c.reservation == tag).values(
+                reservation=None, updated_at=N.c.updated_at)).rowcount
+        if released == 1:
+            return
+        holder = self._lock_holder(N.c.id == node_id, node_id)
+        if holder.reservation is None:
+            raise exception.NodeNotLocked(node=holder.uuid, host=tag)
+        raise exception.NodeLocked(node=holder.uuid, host=holder.reservation)
 
     @engine.retry_on_deadlock
     def update_node_locked(self, node_id: int, tag: str, values: dict
-                           ) -> models.Node:
-        """Write ``values`` only while ``tag`` still holds the lock.
+                           ) -> Any:
+        """Write ``values`` only while ``tag`` still holds the lock; returns
+        the node's row as written.
 
         A survivor may have broken the lease of a conductor it believed
         dead; the old holder's late writes must then be refused.
         """
-        N = models.Node
         values = dict(values, updated_at=utcnow())
         try:
-            with self._writer() as session:
-                res = session.execute(sa.update(N).where(
-                    N.id == node_id, N.reservation == tag).values(
-                    **values).execution_options(synchronize_session=False))
-                node = session.get(N, node_id)
-                if node is None:
-                    raise exception.NodeNotFound(node=node_id)
-                if res.rowcount != 1:
-                    raise exception.NodeLocked(node=node.uuid,
-                                               host=node.reservation)
-                session.expunge(node)
-                return node
+            if engine.update_returning():
+                row = self._update_locked_returning(node_id, tag, values)
+            else:
+                row = self._update_locked_in_transaction(node_id, tag,
+                                                         values)
         except db_exc.DBDuplicateEntry as e:
             # A name or instance_uuid another node holds: the same 409 as
             # on create (the transaction was rolled back).
             raise self._translate_integrity(
                 e, "node", {"uuid": node_id, **values}) from e
+        if row is None:
+            holder = self._lock_holder(models.Node.id == node_id, node_id)
+            raise exception.NodeLocked(node=holder.uuid,
+                                       host=holder.reservation)
+        return row
+
+    def _update_locked_returning(self, node_id: int, tag: str,
+                                 values: dict) -> Any:
+        N = models.Node.__table__
+        with engine.writing() as conn:
+            return conn.execute(sa.update(N).where(
+                N.c.id == node_id, N.c.reservation == tag).values(
+                {N.c[k]: v for k, v in values.items()}).returning(*N.c)
+            ).first()
+
+    def _update_locked_in_transaction(self, node_id: int, tag: str,
+                                      values: dict) -> Any:
+        N = models.Node
+        with self._writer() as session:
+            res = session.execute(sa.update(N).where(
+                N.id == node_id, N.reservation == tag).values(
+                **values).execution_options(synchronize_session=False))
+            if res.rowcount != 1:
+                return None
+            node = session.get(N, node_id)
+            session.expunge(node)
+            return node
 
     @engine.retry_on_deadlock
     def clear_node_reservations_for_conductor(self, hostname: str) -> int:

@@ -21,7 +21,7 @@ _lock = threading.Lock()
 _configured = False
 _is_sqlite = False
 _WRITE = "ironic_sqlite_write"
-_ONE_READ = "ironic_single_read"
+_ONE_STATEMENT = "ironic_single_statement"
 
 
 class _Ctx:
@@ -58,7 +58,29 @@ def reading() -> Iterator[sa.Connection]:
     """
     ensure_configured()
     with _facade.writer.get_engine().connect() as conn:
-        yield conn.execution_options(**{_ONE_READ: True})
+        yield conn.execution_options(**{_ONE_STATEMENT: True})
+
+
+@contextlib.contextmanager
+def writing() -> Iterator[sa.Connection]:
+    """A pooled connection for one write statement, committed at once.
+
+    On sqlite the statement runs in autocommit mode: it holds the write
+    lock only while sqlite executes it, with the interpreter lock released,
+    never while Python code between statements waits for its turn on a
+    busy process. That wait, inside ``writer()``, is what kept the other
+    writers sleeping in the busy handler.
+    """
+    ensure_configured()
+    with _facade.writer.get_engine().connect() as conn:
+        yield conn.execution_options(**{_ONE_STATEMENT: True})
+        conn.commit()
+
+
+def update_returning() -> bool:
+    """Whether ``UPDATE ... RETURNING`` works here (sqlite, PostgreSQL; not
+    MariaDB/MySQL)."""
+    return get_engine().dialect.update_returning
 
 
 @contextlib.contextmanager
@@ -94,9 +116,10 @@ def _sqlite_begin(conn: sa.Connection) -> None:
     if options.get(_WRITE):
         conn.exec_driver_sql("BEGIN IMMEDIATE")
         conn.info["in_transaction"] = True  # oslo.db's marker: no BEGIN
-    elif options.get(_ONE_READ):
-        # One statement in autocommit mode is its own snapshot; a BEGIN
-        # and the ROLLBACK after it would double the round trips.
+    elif options.get(_ONE_STATEMENT):
+        # One statement in autocommit mode is its own transaction (a write
+        # takes the lock as BEGIN IMMEDIATE would); a BEGIN and the end
+        # after it would double the round trips.
         conn.info["in_transaction"] = True
 
 

@@ -1,6 +1,7 @@
 """Conductor registration, liveness and the node lock compare-and-swap."""
 
 import datetime
+import sqlite3
 import threading
 
 import pytest
@@ -10,13 +11,22 @@ from oslo_db import exception as db_exc
 from ironic.common import exception
 from ironic.db import api as db_api
 from ironic.db.sqlalchemy import api as sqla_api
-from ironic.db.sqlalchemy import models
+from ironic.db.sqlalchemy import engine, models
 from ironic.tests import builders
 
 
 @pytest.fixture
 def dbapi(database):
     return db_api.get_instance()
+
+
+@pytest.fixture(params=["returning", "transaction"])
+def lock_dbapi(request, dbapi, monkeypatch):
+    """Both ways of writing a lock: one ``UPDATE ... RETURNING`` (sqlite,
+    PostgreSQL) and a transaction that reads the row back (MariaDB)."""
+    if request.param == "transaction":
+        monkeypatch.setattr(engine, "update_returning", lambda: False)
+    return dbapi
 
 
 def _node(dbapi, **kw):
@@ -60,7 +70,8 @@ def test_heartbeat_keeps_a_conductor_alive(dbapi):
         dbapi.touch_conductor("nope")
 
 
-def test_reserve_and_release(dbapi):
+def test_reserve_and_release(lock_dbapi):
+    dbapi = lock_dbapi
     node = _node(dbapi)
     assert dbapi.reserve_node("h1", node.id).reservation == "h1"
     with pytest.raises(exception.NodeLocked) as err:
@@ -75,15 +86,44 @@ def test_reserve_and_release(dbapi):
         dbapi.reserve_node("h1", 999999)
 
 
-def test_locked_update_is_refused_once_the_lease_is_broken(dbapi):
+def test_locked_update_is_refused_once_the_lease_is_broken(lock_dbapi):
+    dbapi = lock_dbapi
     node = _node(dbapi)
-    dbapi.reserve_node("h1", node.id)
-    dbapi.update_node_locked(node.id, "h1", {"last_error": "x"})
+    dbapi.reserve_node("h1", node.uuid)
+    row = dbapi.update_node_locked(node.id, "h1", {
+        "last_error": "x", "driver_internal_info": {"step": [1, "a"]}})
+    assert (row.last_error, row.driver_internal_info, row.reservation) == (
+        "x", {"step": [1, "a"]}, "h1")
     dbapi.clear_node_reservations_for_conductor("h1")
     dbapi.reserve_node("h2", node.id)
     with pytest.raises(exception.NodeLocked):
         dbapi.update_node_locked(node.id, "h1", {"last_error": "late"})
     assert dbapi.get_node_by_id(node.id).last_error == "x"
+    with pytest.raises(exception.NodeNotFound):
+        dbapi.update_node_locked(999999, "h1", {"last_error": "x"})
+
+
+def test_sqlite_lock_writes_are_single_statements(dbapi, database):
+    # No BEGIN around them: the write lock is held only while sqlite runs
+    # the one statement, never while Python waits between statements.
+    node = _node(dbapi)
+    statements = []
+
+    def record(conn, cursor, statement, *args):
+        statements.append(statement.split()[0])
+    eng = engine.get_engine()
+    sa.event.listen(eng, "before_cursor_execute", record)
+    try:
+        dbapi.reserve_node("h1", node.id)
+        dbapi.update_node_locked(node.id, "h1", {"last_error": "x"})
+        dbapi.release_node("h1", node.id)
+    finally:
+        sa.event.remove(eng, "before_cursor_execute", record)
+    assert statements == ["UPDATE", "UPDATE", "UPDATE"]
+    other = sqlite3.connect(database, timeout=0, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("ROLLBACK")
+    other.close()
 
 
 def test_dead_conductor_locks_are_released(dbapi):
@@ -206,3 +246,14 @@ def test_every_deadlock_retry_mark_really_retries():
              and not hasattr(getattr(sqla_api.Connection, name),
                              "__wrapped__")]
     assert inert == [], f"use engine.retry_on_deadlock on {inert}"
+
+
+def test_locked_update_to_a_taken_name_is_a_conflict(lock_dbapi):
+    dbapi = lock_dbapi
+    _node(dbapi, name="taken")
+    node = _node(dbapi)
+    dbapi.reserve_node("h1", node.id)
+    with pytest.raises(exception.DuplicateName):
+        dbapi.update_node_locked(node.id, "h1", {"name": "taken"})
+    row = dbapi.get_node_by_id(node.id)
+    assert (row.name, row.reservation) == (None, "h1")
