@@ -9,6 +9,7 @@ believe they hold it, on sqlite, MariaDB or PostgreSQL alike.
 from __future__ import annotations
 
 import datetime
+import functools
 from typing import Any, Iterable
 
 import sqlalchemy as sa
@@ -24,6 +25,38 @@ def utcnow() -> datetime.datetime:
 
 def _stale_before(interval: int) -> datetime.datetime:
     return utcnow() - datetime.timedelta(seconds=interval)
+
+
+# Lock statements are built once: constructing one (and SQLAlchemy's
+# matching it to its compiled form) cost more than sqlite running it.
+
+@functools.cache
+def _reserve_statement(key: str) -> sa.Update:
+    N = models.Node.__table__
+    # updated_at is kept: a lock is not a change of the node, and a request
+    # that fails under the lock must leave the row as it was.
+    return (sa.update(N).where(N.c[key] == sa.bindparam("node"),
+                               N.c.reservation.is_(None))
+            .values(reservation=sa.bindparam("tag"),
+                    updated_at=N.c.updated_at)
+            .returning(*N.c))
+
+
+@functools.cache
+def _release_statement() -> sa.Update:
+    N = models.Node.__table__
+    return (sa.update(N).where(N.c.id == sa.bindparam("node"),
+                               N.c.reservation == sa.bindparam("tag"))
+            .values(reservation=None, updated_at=N.c.updated_at))
+
+
+@functools.lru_cache(maxsize=512)
+def _locked_update_statement(columns: frozenset[str]) -> sa.Update:
+    N = models.Node.__table__
+    return (sa.update(N).where(N.c.id == sa.bindparam("_node"),
+                               N.c.reservation == sa.bindparam("_tag"))
+            .values({N.c[c]: sa.bindparam(c) for c in columns})
+            .returning(*N.c))
 
 
 def _alive_clause(interval: int):
@@ -210,15 +243,11 @@ class ConductorQueries:
         N = models.Node.__table__
         key = N.c.id if isinstance(node_id, int) else N.c.uuid
         # One statement, so the write lock is never held across Python.
-        # updated_at is kept: a lock is not a change of the node, and a
-        # request that fails under the lock must leave the row as it was.
-        stmt = sa.update(N).where(key == node_id, N.c.reservation.is_(None)
-                                  ).values(reservation=tag,
-                                           updated_at=N.c.updated_at
-                                           ).returning(*N.c)
+        stmt = _reserve_statement(key.name)
+        params = {"node": node_id, "tag": tag}
         for _ in range(2):
             with engine.writing() as conn:
-                row = conn.execute(stmt).first()
+                row = conn.execute(stmt, params).first()
             if row is not None:
                 return row
             holder = self._lock_holder(key == node_id, node_id)
@@ -258,14 +287,12 @@ class ConductorQueries:
 
     @engine.retry_on_deadlock
     def release_node(self, tag: str, node_id: int) -> None:
-        N = models.Node.__table__
         with engine.writing() as conn:
-            released = conn.execute(sa.update(N).where(
-                N.c.id == node_id, N.c.reservation == tag).values(
-                reservation=None, updated_at=N.c.updated_at)).rowcount
+            released = conn.execute(_release_statement(),
+                                    {"node": node_id, "tag": tag}).rowcount
         if released == 1:
             return
-        holder = self._lock_holder(N.c.id == node_id, node_id)
+        holder = self._lock_holder(models.Node.id == node_id, node_id)
         if holder.reservation is None:
             raise exception.NodeNotLocked(node=holder.uuid, host=tag)
         raise exception.NodeLocked(node=holder.uuid, host=holder.reservation)
@@ -299,12 +326,10 @@ class ConductorQueries:
 
     def _update_locked_returning(self, node_id: int, tag: str,
                                  values: dict) -> Any:
-        N = models.Node.__table__
+        stmt = _locked_update_statement(frozenset(values))
         with engine.writing() as conn:
-            return conn.execute(sa.update(N).where(
-                N.c.id == node_id, N.c.reservation == tag).values(
-                {N.c[k]: v for k, v in values.items()}).returning(*N.c)
-            ).first()
+            return conn.execute(stmt, {**values, "_node": node_id,
+                                       "_tag": tag}).first()
 
     def _update_locked_in_transaction(self, node_id: int, tag: str,
                                       values: dict) -> Any:
