@@ -16,12 +16,13 @@ LOG = logging.getLogger(__name__)
 
 
 def make_server(application=None, host: str | None = None,
-                port: int | None = None, threads: int = 16
+                port: int | None = None, threads: int | None = None
                 ) -> wsgi.Server:
     application = application or api_app.setup_app()
     server = wsgi.Server((host or CONF.api.host_ip,
                           CONF.api.port if port is None else port),
-                         application, numthreads=threads,
+                         application,
+                         numthreads=threads or CONF.api.server_threads,
                          timeout=CONF.api.request_timeout,
                          server_name="ironic-api")
     server.shutdown_timeout = 5

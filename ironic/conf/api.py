@@ -21,6 +21,15 @@ opts = [
                     "of threads); a value above 1 is logged at start-up. "
                     "For more processes, run the WSGI application "
                     "(ironic.api.wsgi) under mod_wsgi or uWSGI."),
+    cfg.IntOpt("server_threads", default=8, min=1,
+               help="Request threads of the built-in server (ironic, "
+                    "ironic-api). Threads of one process take turns on "
+                    "the interpreter lock, so beyond a few they add "
+                    "hand-offs rather than throughput: measured with 8 "
+                    "clients on 2 cores, 8 threads answered node GETs "
+                    "and provision PUTs faster than 16. More help only "
+                    "when many requests wait at once on slow conductor "
+                    "calls (BMCs answering synchronous requests)."),
     cfg.BoolOpt("restrict_lookup", default=True,
                 help="Only answer ramdisk lookups for nodes in states where "
                      "an agent is expected."),

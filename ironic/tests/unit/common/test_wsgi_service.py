@@ -1,5 +1,6 @@
-"""The built-in API server tells an operator that it does not fork the
-API workers their ironic.conf asks for."""
+"""The built-in API server: its thread count comes from the
+configuration, and it tells an operator that it does not fork the API
+workers their ironic.conf asks for."""
 
 from __future__ import annotations
 
@@ -21,3 +22,11 @@ def test_one_or_unset_api_workers_is_silent(config, caplog):
         with caplog.at_level(logging.WARNING, logger="ironic.common"):
             assert not wsgi_service.warn_unsupported_workers()
     assert "api_workers" not in caplog.text
+
+
+def test_request_threads_come_from_the_configuration(config):
+    config("api", server_threads=3)
+    server = wsgi_service.make_server(lambda env, start: [], "127.0.0.1", 0)
+    assert server.requests.min == 3
+    assert wsgi_service.make_server(lambda env, start: [], "127.0.0.1", 0,
+                                    threads=5).requests.min == 5
