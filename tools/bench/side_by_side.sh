@@ -5,6 +5,8 @@
 #   tools/bench/side_by_side.sh api1k     # 1,000 nodes: create, list, get,
 #                                         # patch, provision (100 nodes)
 #   tools/bench/side_by_side.sh api10k    # grow both to 10,000, list again
+#   tools/bench/side_by_side.sh prov1k    # 1,000 nodes enroll -> active
+#                                         # and back
 #   tools/bench/side_by_side.sh idle      # CPU of an idle service per
 #                                         # power-sync cycle (all manageable)
 #
@@ -63,7 +65,10 @@ EOF
 }
 
 stop() {
-    for who in ours real; do
+    # Either service (default: both), so that each is measured alone: a
+    # service starting up or idling beside the other takes CPU from it.
+    local who
+    for who in ${1:-ours real}; do
         [ -f "$DIR/$who/pid" ] && kill "$(cat "$DIR/$who/pid")" 2>/dev/null
         rm -f "$DIR/$who/pid"
     done
@@ -93,7 +98,6 @@ fresh() {
         create_schema > "$DIR/real/dbsync.log" 2>&1
     "$OURS/bin/ironic-dbsync" --config-file "$DIR/ours/ironic.conf" \
         upgrade > "$DIR/ours/dbsync.log" 2>&1
-    start ours && start real
 }
 
 bench() {
@@ -107,13 +111,26 @@ bench() {
 api1k() {
     fresh
     for who in ours real; do
+        start "$who" || return 1
         bench "$who" 1k -n 1000 --prov-nodes 100 \
             --phases create,list,get,get1,patch,provision
         # Lists again once the create phase's work has settled.
         bench "$who" 1k-list --phases list,get,get1 --list-repeat 9
+        stop "$who"
     done
     "$PY" "$FLOOR" --db "$DIR/ours/ironic.sqlite" --repeat 5 \
         | tee "$DIR/floor-1k.out"
+}
+
+prov1k() {
+    # 1,000 nodes through the whole lifecycle, each service alone.
+    fresh
+    for who in ours real; do
+        start "$who" || return 1
+        bench "$who" prov1k -n 1000 --prov-nodes 1000 \
+            --phases create,provision
+        stop "$who"
+    done
 }
 
 api10k() {
@@ -125,10 +142,11 @@ api10k() {
         "$PY" "$ROOT/tools/bench/seed_sqlite.py" \
             --db "$DIR/$who/ironic.sqlite" --nodes 9500
     done
-    start ours && start real
     for who in ours real; do
+        start "$who" || return 1
         bench "$who" 10k-create -n 500 --phases create
         bench "$who" 10k --phases list,get,get1 --samples 1000
+        stop "$who"
     done
     "$PY" "$FLOOR" --db "$DIR/ours/ironic.sqlite" --repeat 3 \
         | tee "$DIR/floor-10k.out"
@@ -167,4 +185,4 @@ idle() {
 }
 
 mkdir -p "$DIR"
-"${1:?usage: side_by_side.sh api1k|api10k|idle}"
+"${1:?usage: side_by_side.sh api1k|prov1k|api10k|idle}"
