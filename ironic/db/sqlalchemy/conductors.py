@@ -242,7 +242,8 @@ class ConductorQueries:
             return self._reserve_node_in_transaction(tag, node_id)
         N = models.Node.__table__
         key = N.c.id if isinstance(node_id, int) else N.c.uuid
-        # One statement, so the write lock is never held across Python.
+        # One statement in autocommit (engine.writing()), so the write
+        # lock is not held across a transaction's several statements.
         stmt = _reserve_statement(key.name)
         params = {"node": node_id, "tag": tag}
         for _ in range(2):

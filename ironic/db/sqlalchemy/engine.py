@@ -65,11 +65,12 @@ def reading() -> Iterator[sa.Connection]:
 def writing() -> Iterator[sa.Connection]:
     """A pooled connection for one write statement, committed at once.
 
-    On sqlite the statement runs in autocommit mode: it holds the write
-    lock only while sqlite executes it, with the interpreter lock released,
-    never while Python code between statements waits for its turn on a
-    busy process. That wait, inside ``writer()``, is what kept the other
-    writers sleeping in the busy handler.
+    On sqlite the statement runs in autocommit mode and holds the write
+    lock for itself alone. A ``writer()`` transaction holds it across every
+    statement, and on a busy process each of them ends with a wait for the
+    interpreter lock while the other writers sleep in the busy handler.
+    (A statement with RETURNING ends when its row has been read, so it
+    still holds the lock across one such wait.)
     """
     ensure_configured()
     with _facade.writer.get_engine().connect() as conn:
