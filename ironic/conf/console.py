@@ -7,6 +7,23 @@ from oslo_config import cfg, types
 group = cfg.OptGroup("console", title="Serial console options")
 
 
+def _bounds(text: str) -> tuple[int, int]:
+    """(first, last) of ``<first>:<last>``; ValueError when it is not a
+    range of TCP ports with first not above last."""
+    parts = text.split(":")
+    if len(parts) != 2:
+        raise ValueError("expected <first>:<last>, got %r" % text)
+    try:
+        first, last = int(parts[0]), int(parts[1])
+    except ValueError:
+        raise ValueError("port numbers must be integers, got %r"
+                         % text) from None
+    if not 1 <= first <= last <= 65535:
+        raise ValueError("expected 1 <= first <= last <= 65535, got %r"
+                         % text)
+    return first, last
+
+
 class PortRange(types.String):
     """``<first>:<last>``, both TCP ports, first not above last."""
 
@@ -15,17 +32,7 @@ class PortRange(types.String):
 
     def __call__(self, value):
         text = super().__call__(value)
-        parts = text.split(":")
-        if len(parts) != 2:
-            raise ValueError("expected <first>:<last>, got %r" % text)
-        try:
-            first, last = int(parts[0]), int(parts[1])
-        except ValueError:
-            raise ValueError("port numbers must be integers, got %r"
-                             % text) from None
-        if not 1 <= first <= last <= 65535:
-            raise ValueError("expected 1 <= first <= last <= 65535, got %r"
-                             % text)
+        _bounds(text)
         return text
 
 
@@ -66,5 +73,5 @@ def port_range(conf: cfg.ConfigOpts) -> range | None:
     text = conf.console.port_range
     if not text:
         return None
-    first, last = (int(part) for part in text.split(":"))
+    first, last = _bounds(text)
     return range(first, last + 1)

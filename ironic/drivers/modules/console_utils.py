@@ -146,7 +146,7 @@ def _is_socat(pid: int) -> bool:
     return os.path.basename(argv0) == b"socat"
 
 
-def _listening(pid: int, port: int) -> bool:
+def _listening(port: int) -> bool:
     """Whether some socket listens on ``port`` (socat binds it alone:
     another listener would have made it exit)."""
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
@@ -182,7 +182,7 @@ def _wait_listening(node_uuid: str, proc: subprocess.Popen,
             error = _failure_text(node_uuid, proc)
             _forget(node_uuid)
             raise exception.ConsoleSubprocessFailed(error=error)
-        if _listening(proc.pid, port):
+        if _listening(port):
             return
         if time.monotonic() >= deadline:
             stop_socat_console(node_uuid)
