@@ -265,12 +265,16 @@ def _secrets(target: IpmiTarget, env: dict, tmpdir: str) -> list[str]:
     return args
 
 
+def _child_env() -> dict:
+    """The environment ipmitool runs with, before any secret is added."""
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C"}
+
+
 def console_command(target: IpmiTarget) -> tuple[list[str], dict]:
     """The ``sol activate`` command line and its environment for a console
     process. That process outlives this call, so the password goes only
     through its environment (``-E``), never a file or the command line."""
-    env: dict = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-                 "LANG": "C"}
+    env = _child_env()
     args = _base_args(target)
     if target.password is not None:
         env["IPMI_PASSWORD"] = target.password
@@ -288,8 +292,7 @@ def console_command(target: IpmiTarget) -> tuple[list[str], dict]:
 
 def _run_once(target: IpmiTarget, command: list[str],
               timeout: float) -> subprocess.CompletedProcess:
-    env: dict = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-                 "LANG": "C"}
+    env = _child_env()
     with tempfile.TemporaryDirectory(prefix="ipmi-") as tmpdir:
         args = _base_args(target) + _secrets(target, env, tmpdir)
         return subprocess.run(args + command, capture_output=True,
