@@ -1,4 +1,4 @@
-"""The built-in threaded WSGI server (cheroot) used by ironic/ironic-api."""
+"""The built-in threaded WSGI server used by ironic and ironic-api."""
 
 from __future__ import annotations
 
@@ -6,10 +6,8 @@ import logging
 import signal
 import threading
 
-from cheroot import wsgi
-
 from ironic.api import app as api_app
-from ironic.common import service
+from ironic.common import http_server, service
 from ironic.conf import CONF
 
 LOG = logging.getLogger(__name__)
@@ -17,16 +15,13 @@ LOG = logging.getLogger(__name__)
 
 def make_server(application=None, host: str | None = None,
                 port: int | None = None, threads: int | None = None
-                ) -> wsgi.Server:
+                ) -> http_server.Server:
     application = application or api_app.setup_app()
-    server = wsgi.Server((host or CONF.api.host_ip,
-                          CONF.api.port if port is None else port),
-                         application,
-                         numthreads=threads or CONF.api.server_threads,
-                         timeout=CONF.api.request_timeout,
-                         server_name="ironic-api")
-    server.shutdown_timeout = 5
-    return server
+    return http_server.Server((host or CONF.api.host_ip,
+                               CONF.api.port if port is None else port),
+                              application,
+                              threads=threads or CONF.api.server_threads,
+                              timeout=CONF.api.request_timeout)
 
 
 def warn_unsupported_workers() -> bool:

@@ -22,14 +22,16 @@ opts = [
                     "For more processes, run the WSGI application "
                     "(ironic.api.wsgi) under mod_wsgi or uWSGI."),
     cfg.IntOpt("server_threads", default=8, min=1,
-               help="Request threads of the built-in server (ironic, "
-                    "ironic-api). Threads of one process take turns on "
-                    "the interpreter lock, so beyond a few they add "
-                    "hand-offs rather than throughput: measured with 8 "
-                    "clients on 2 cores, 8 threads answered node GETs "
-                    "and provision PUTs faster than 16. More help only "
-                    "when many requests wait at once on slow conductor "
-                    "calls (BMCs answering synchronous requests)."),
+               help="Requests the built-in server (ironic, ironic-api) "
+                    "runs at once. Every open connection has a thread of "
+                    "its own; requests beyond this number wait for a "
+                    "slot with their request read. Threads of one process "
+                    "take turns on the interpreter lock, so beyond a few "
+                    "they add hand-offs rather than throughput: measured "
+                    "with 8 clients on 2 cores, 8 answered node GETs and "
+                    "provision PUTs faster than 16. More help only when "
+                    "many requests wait at once on slow conductor calls "
+                    "(BMCs answering synchronous requests)."),
     cfg.BoolOpt("restrict_lookup", default=True,
                 help="Only answer ramdisk lookups for nodes in states where "
                      "an agent is expected."),
@@ -56,8 +58,9 @@ opts = [
     cfg.BoolOpt("enable_ssl_api", default=False,
                 help="Serve the all-in-one API over TLS."),
     cfg.IntOpt("request_timeout", default=60, min=1,
-               help="Socket timeout, in seconds, of the built-in WSGI "
-                    "server."),
+               help="Seconds the built-in server waits on a client: "
+                    "for the next request on a kept-alive connection, "
+                    "and for each read or write within a request."),
 ]
 
 

@@ -10,8 +10,9 @@ virtual media deployments do) elsewhere.
 ``test_all_in_one_*`` run against the all-in-one ``ironic`` process. The
 other tests need microversions above what the service advertises today
 (1.39 inspect wait, 1.41 abort, 1.81 inventory, 1.84), so they serve the
-API and a conductor from this process on a real port (cheroot, as the
-service does) with the advertised maximum lifted for the test.
+API and a conductor from this process on a real port (the built-in
+server, as the service does) with the advertised maximum lifted for the
+test.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 ``ipa_client.py`` runs ironic-python-agent's ``APIClient`` (never the agent
 itself) in its own process against the service over HTTP:
 
-- against an in-process API on a real HTTP server (cheroot) with a real
+- against an in-process API on the built-in HTTP server with a real
   conductor behind the ``none`` RPC transport, every microversion allowed,
   so the whole agent token protocol (1.62) and agent_verify_ca (1.68) run
   as a real agent would drive them;

@@ -27,6 +27,6 @@ def test_one_or_unset_api_workers_is_silent(config, caplog):
 def test_request_threads_come_from_the_configuration(config):
     config("api", server_threads=3)
     server = wsgi_service.make_server(lambda env, start: [], "127.0.0.1", 0)
-    assert server.requests.min == 3
+    assert server.threads == 3
     assert wsgi_service.make_server(lambda env, start: [], "127.0.0.1", 0,
-                                    threads=5).requests.min == 5
+                                    threads=5).threads == 5

@@ -1,0 +1,673 @@
+"""The built-in HTTP/1.1 server that runs the WSGI application.
+
+Every client connection has a thread of its own for as long as it stays
+open, and that thread waits in ``recv`` for the connection's next request.
+The API's clients (openstacksdk, Nova, the agent) keep their connections
+alive, so a request costs one thread wake-up. cheroot, used before, handed a
+kept-alive connection from its worker to a selector thread after every
+request and back to a worker with the next one: about 0.25 ms of CPU per
+request more on a 2-core machine, a third of a node GET.
+
+At most ``threads`` requests run the application at once: the others wait
+for a slot with their request read, so the database pool and the
+interpreter lock see no more callers than that, however many connections
+are open.
+
+Deliberately small: no TLS (the all-in-one never served it), no HTTP/2, no
+pipelining beyond reading requests one after the other, and only the
+``chunked`` transfer coding for request bodies.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import logging
+import re
+import socket
+import sys
+import threading
+import time
+from typing import Callable, Iterable
+from urllib.parse import unquote_to_bytes, urlsplit
+
+LOG = logging.getLogger(__name__)
+
+#: Longest request line or header line, in bytes.
+MAX_LINE = 16384
+#: Most header lines in one request.
+MAX_HEADERS = 100
+#: Open connections (each a thread) at most: beyond, accepting waits.
+MAX_CONNECTIONS = 1000
+#: Open connections beyond which responses close their connection instead
+#: of keeping it alive, so that idle clients cannot fill MAX_CONNECTIONS.
+MAX_KEEPALIVE_CONNECTIONS = 750
+#: An unread request body up to this size is read and dropped so that the
+#: connection can carry the next request; a longer one closes it.
+DRAIN_LIMIT = 65536
+
+_TOKEN = re.compile(rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_VERSION = re.compile(rb"HTTP/(\d)\.(\d)")
+_STATUS = re.compile(r"[1-5]\d\d [^\r\n]*")
+_REASONS = {400: "Bad Request", 408: "Request Timeout",
+            414: "URI Too Long", 431: "Request Header Fields Too Large",
+            500: "Internal Server Error", 501: "Not Implemented",
+            505: "HTTP Version Not Supported"}
+# Responses that never have a body (RFC 9110 6.4.1).
+_NO_BODY_STATUS = ("1", "204", "304")
+
+WSGIApp = Callable[[dict, Callable], Iterable[bytes]]
+
+
+class _Reject(Exception):
+    """A request the server answers itself, then closes the connection."""
+
+    def __init__(self, code: int, text: str):
+        super().__init__(text)
+        self.code = code
+        self.text = text
+
+
+class _LengthBody:
+    """``wsgi.input`` for a body of a declared length.
+
+    Never raises: a client that stops sending or goes away gives a short
+    body (which the application answers as malformed) and a connection
+    that is closed after the response.
+    """
+
+    def __init__(self, rfile, length: int):
+        self._rfile = rfile
+        self.left = length
+        self.broken = False
+
+    def _take(self, data: bytes, wanted: int) -> bytes:
+        if len(data) < wanted:
+            self.broken = True
+            self.left = 0
+        else:
+            self.left -= len(data)
+        return data
+
+    def read(self, size: int | None = -1) -> bytes:
+        if self.left <= 0:
+            return b""
+        if size is None or size < 0 or size > self.left:
+            size = self.left
+        try:
+            data = self._rfile.read(size)
+        except OSError:
+            data = b""
+        return self._take(data, size)
+
+    def readline(self, size: int | None = -1) -> bytes:
+        if self.left <= 0:
+            return b""
+        if size is None or size < 0 or size > self.left:
+            size = self.left
+        try:
+            data = self._rfile.readline(size)
+        except OSError:
+            data = b""
+        if not data:
+            return self._take(data, size)
+        self.left -= len(data)
+        return data
+
+    def readlines(self, hint: int = -1) -> list[bytes]:
+        return list(self)
+
+    def __iter__(self):
+        while line := self.readline():
+            yield line
+
+    def unread(self) -> int | None:
+        """Bytes of the body nobody read; None once the stream broke."""
+        return None if self.broken else self.left
+
+
+class _ChunkedBody(_LengthBody):
+    """``wsgi.input`` for a body sent with ``Transfer-Encoding: chunked``.
+
+    A malformed chunk ends the body early, as a lost connection does.
+    """
+
+    def __init__(self, rfile):
+        super().__init__(rfile, 0)
+        self._chunk_left = 0
+        self._finished = False
+
+    def _next_chunk(self) -> bool:
+        """Read a chunk's size line; False at the end of the body."""
+        try:
+            line = self._rfile.readline(MAX_LINE + 1)
+            size_text = line.split(b";", 1)[0].strip()
+            if not line.endswith(b"\n") or not size_text or \
+                    size_text.strip(b"0123456789abcdefABCDEF"):
+                raise ValueError(line[:40])
+            self._chunk_left = int(size_text, 16)
+            if self._chunk_left == 0:
+                # Trailer fields are read and ignored.
+                for _ in range(MAX_HEADERS + 1):
+                    if self._rfile.readline(MAX_LINE + 1) in (b"\r\n", b"\n"):
+                        self._finished = True
+                        return False
+                raise ValueError("trailer too long")
+            return True
+        except (OSError, ValueError):
+            self.broken = self._finished = True
+            return False
+
+    def read(self, size: int | None = -1) -> bytes:
+        out = []
+        want = -1 if size is None or size < 0 else size
+        while want != 0 and not self._finished:
+            if self._chunk_left == 0 and not self._next_chunk():
+                break
+            n = self._chunk_left if want < 0 else min(want, self._chunk_left)
+            try:
+                data = self._rfile.read(n)
+                self._chunk_left -= len(data)
+                if len(data) < n or (self._chunk_left == 0 and
+                                     self._rfile.read(2) != b"\r\n"):
+                    raise ValueError("short chunk")
+            except (OSError, ValueError):
+                self.broken = self._finished = True
+                break
+            out.append(data)
+            if want > 0:
+                want -= n
+        return b"".join(out)
+
+    def readline(self, size: int | None = -1) -> bytes:
+        line = bytearray()
+        while size is None or size < 0 or len(line) < size:
+            byte = self.read(1)
+            if not byte:
+                break
+            line += byte
+            if byte == b"\n":
+                break
+        return bytes(line)
+
+    def unread(self) -> int | None:
+        if self.broken:
+            return None
+        return 0 if self._finished else DRAIN_LIMIT + 1
+
+
+_DATE = [0, ""]
+
+
+def _http_date() -> str:
+    # One formatting per second is enough for a header with that precision.
+    now = int(time.time())
+    if _DATE[0] != now:
+        _DATE[1] = email.utils.formatdate(now, usegmt=True)
+        _DATE[0] = now
+    return _DATE[1]
+
+
+class _Connection:
+    __slots__ = ("sock", "addr", "busy")
+
+    def __init__(self, sock: socket.socket, addr):
+        self.sock = sock
+        self.addr = addr
+        # True while a request is being answered: stop() lets it finish.
+        self.busy = False
+
+
+class _Response:
+    """What the application said of the response, and what was sent."""
+
+    def __init__(self, sock: socket.socket, head_only: bool,
+                 http11: bool, keep_alive: bool,
+                 stopping: threading.Event):
+        self.sock = sock
+        self.stopping = stopping
+        self.head_only = head_only
+        self.http11 = http11
+        self.keep_alive = keep_alive
+        self.status: str | None = None
+        self.headers: list[tuple[str, str]] = []
+        self.sent = False
+        self.chunked = False
+        self.no_body = False
+        self.length: int | None = None
+
+    def start_response(self, status: str, headers: list[tuple[str, str]],
+                       exc_info=None) -> Callable[[bytes], None]:
+        if exc_info:
+            try:
+                if self.sent:
+                    raise exc_info[1].with_traceback(exc_info[2])
+            finally:
+                exc_info = None
+        elif self.status is not None:
+            raise AssertionError("start_response called twice")
+        if not isinstance(status, str) or not _STATUS.fullmatch(status):
+            raise ValueError(f"invalid status {status!r}")
+        length = None
+        for name, value in headers:
+            if "\r" in name or "\n" in name or ":" in name or \
+                    "\r" in value or "\n" in value:
+                raise ValueError(f"invalid header {name!r}")
+            lower = name.lower()
+            if lower == "content-length":
+                length = int(value)
+            elif lower == "connection" and "close" in value.lower():
+                self.keep_alive = False
+        self.status = status
+        self.headers = headers
+        self.length = length
+        return self.write
+
+    def _head(self, body_length: int | None) -> bytes:
+        status = self.status
+        lines = [f"HTTP/1.1 {status}\r\n"]
+        lines.extend(f"{name}: {value}\r\n" for name, value in self.headers
+                     if name.lower() != "connection")
+        lines.append(f"Date: {_http_date()}\r\n")
+        self.no_body = status.startswith(_NO_BODY_STATUS)
+        if self.length is None and not self.no_body:
+            if body_length is not None:
+                self.length = body_length
+                lines.append(f"Content-Length: {body_length}\r\n")
+            elif self.http11:
+                self.chunked = True
+                lines.append("Transfer-Encoding: chunked\r\n")
+            else:
+                # An HTTP/1.0 client reads the body to the connection's end.
+                self.keep_alive = False
+        if self.stopping.is_set():
+            # A server shutting down takes no further request here.
+            self.keep_alive = False
+        if not self.keep_alive:
+            lines.append("Connection: close\r\n")
+        elif not self.http11:
+            lines.append("Connection: keep-alive\r\n")
+        lines.append("\r\n")
+        return "".join(lines).encode("latin-1")
+
+    def send(self, data: bytes, body_length: int | None = None) -> None:
+        if self.status is None:
+            raise AssertionError("write() before start_response()")
+        out = b""
+        if not self.sent:
+            out = self._head(body_length)
+            self.sent = True
+        if data and not (self.head_only or self.no_body):
+            out += (b"%x\r\n%s\r\n" % (len(data), data) if self.chunked
+                    else data)
+        if out:
+            self.sock.sendall(out)
+
+    def write(self, data: bytes) -> None:
+        if not isinstance(data, (bytes, bytearray)):
+            raise TypeError("a WSGI body must be bytes")
+        self.send(bytes(data))
+
+    def finish(self) -> None:
+        if not self.sent:
+            self.send(b"", 0)
+        elif self.chunked and not (self.head_only or self.no_body):
+            self.sock.sendall(b"0\r\n\r\n")
+
+
+class Server:
+    """A threaded WSGI server: ``prepare()``, then ``serve()`` (blocking)
+    until ``stop()`` is called from another thread."""
+
+    def __init__(self, bind_addr: tuple[str, int], app: WSGIApp,
+                 threads: int = 8, timeout: float = 60,
+                 server_name: str = "ironic-api"):
+        self.bind_addr = bind_addr
+        self.app = app
+        self.threads = threads
+        self.timeout = timeout
+        self.server_name = server_name
+        #: Seconds stop() waits for requests in progress.
+        self.shutdown_timeout = 5.0
+        self._slots = threading.Semaphore(threads)
+        self._socket: socket.socket | None = None
+        self._connections: set[_Connection] = set()
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._stopped = threading.Event()
+        self._serving = threading.Event()
+
+    # -- life cycle --------------------------------------------------------
+
+    def prepare(self) -> None:
+        """Bind and listen (port 0 picks a free port: see ``bind_addr``)."""
+        host, port = self.bind_addr[:2]
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((host, port))
+            sock.listen(socket.SOMAXCONN)
+        except OSError:
+            sock.close()
+            raise
+        # A timeout lets the accept loop see stop() even where shutting a
+        # listening socket down does not wake a blocked accept().
+        sock.settimeout(1.0)
+        self._socket = sock
+        self.bind_addr = sock.getsockname()[:2]
+
+    def serve(self) -> None:
+        if self._socket is None:
+            self.prepare()
+        self._serving.set()
+        try:
+            self._accept_loop()
+        finally:
+            self._serving.clear()
+
+    def _accept_loop(self) -> None:
+        sock = self._socket
+        number = 0
+        while not self._stopping.is_set():
+            if len(self._connections) >= MAX_CONNECTIONS:
+                self._stopping.wait(0.01)
+                continue
+            try:
+                client, addr = sock.accept()
+            except TimeoutError:
+                continue
+            except OSError as e:
+                if self._stopping.is_set():
+                    return
+                # Out of file descriptors, say: wait for some to close.
+                LOG.warning("The API server could not accept a connection: "
+                            "%s", e)
+                self._stopping.wait(0.1)
+                continue
+            conn = _Connection(client, addr)
+            with self._lock:
+                if self._stopping.is_set():
+                    client.close()
+                    return
+                self._connections.add(conn)
+            number += 1
+            threading.Thread(target=self._serve_connection, args=(conn,),
+                             name=f"api-conn-{number}", daemon=True).start()
+
+    def stop(self) -> None:
+        """Stop accepting, close idle connections, give the requests in
+        progress ``shutdown_timeout`` seconds to finish, then close the
+        rest. Safe to call more than once, from any thread but the one in
+        ``serve()``."""
+        with self._lock:
+            if self._stopping.is_set():
+                first = False
+            else:
+                first = True
+                self._stopping.set()
+                idle = [c for c in self._connections if not c.busy]
+        if not first:
+            self._stopped.wait(self.shutdown_timeout + 2)
+            return
+        if self._socket is not None:
+            try:
+                # Wakes an accept() blocked in another thread on Linux.
+                self._socket.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        for conn in idle:
+            _shutdown(conn.sock)
+        deadline = time.monotonic() + self.shutdown_timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                if not self._connections:
+                    break
+            time.sleep(0.01)
+        with self._lock:
+            left = list(self._connections)
+        for conn in left:
+            _shutdown(conn.sock)
+        while self._serving.is_set() and time.monotonic() < deadline + 1:
+            time.sleep(0.01)
+        if self._socket is not None:
+            self._socket.close()
+        self._stopped.set()
+
+    # -- one connection ----------------------------------------------------
+
+    def _serve_connection(self, conn: _Connection) -> None:
+        sock = conn.sock
+        rfile = None
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            sock.settimeout(self.timeout)
+            rfile = sock.makefile("rb", 65536)
+            blank_lines = 0
+            while not self._stopping.is_set():
+                try:
+                    line = rfile.readline(MAX_LINE + 1)
+                except OSError:
+                    # Idle too long, reset by the client, or stop().
+                    return
+                if not line:
+                    return
+                if line in (b"\r\n", b"\n") and blank_lines < 10:
+                    # Tolerated before a request line (RFC 9112 2.2).
+                    blank_lines += 1
+                    continue
+                blank_lines = 0
+                with self._lock:
+                    if self._stopping.is_set():
+                        return
+                    conn.busy = True
+                try:
+                    keep_alive = self._handle(conn, rfile, line)
+                finally:
+                    with self._lock:
+                        conn.busy = False
+                if not keep_alive:
+                    return
+        except Exception:
+            LOG.exception("Unexpected error on an API connection from %s",
+                          conn.addr)
+        finally:
+            with self._lock:
+                self._connections.discard(conn)
+            if rfile is not None:
+                rfile.close()
+            _shutdown(sock)
+            sock.close()
+
+    def _handle(self, conn: _Connection, rfile, line: bytes) -> bool:
+        """Answer one request; True when the connection stays open."""
+        try:
+            environ, http11, keep_alive = self._read_request(conn, rfile,
+                                                              line)
+        except _Reject as e:
+            _send_plain(conn.sock, e.code, e.text)
+            return False
+        except OSError:
+            # The client went quiet or away in the middle of its head.
+            _send_plain(conn.sock, 408, "The request was not received in "
+                                        "time.")
+            return False
+        body = environ["wsgi.input"]
+        if http11 and environ.get("HTTP_EXPECT", "").lower() == \
+                "100-continue":
+            try:
+                conn.sock.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+            except OSError:
+                return False
+        if len(self._connections) > MAX_KEEPALIVE_CONNECTIONS or \
+                self._stopping.is_set():
+            keep_alive = False
+        response = _Response(conn.sock, environ["REQUEST_METHOD"] == "HEAD",
+                             http11, keep_alive, self._stopping)
+        with self._slots:
+            if not self._run_app(environ, response):
+                return False
+        unread = body.unread()
+        if unread is None or unread > DRAIN_LIMIT:
+            return False
+        if unread:
+            body.read(unread)
+        return response.keep_alive and not body.broken
+
+    def _run_app(self, environ: dict, response: _Response) -> bool:
+        """Run the application; False when the connection must close."""
+        try:
+            result = self.app(environ, response.start_response)
+            try:
+                if isinstance(result, (list, tuple)) and len(result) == 1 \
+                        and not response.sent:
+                    # The usual case: one body, sent with the head in one
+                    # write.
+                    body = result[0]
+                    if not isinstance(body, (bytes, bytearray)):
+                        raise TypeError("a WSGI body must be bytes")
+                    response.send(bytes(body), len(body))
+                else:
+                    for chunk in result:
+                        if chunk:
+                            response.write(chunk)
+                response.finish()
+            finally:
+                close = getattr(result, "close", None)
+                if close is not None:
+                    close()
+        except OSError:
+            # The client went away while the response was being sent.
+            return False
+        except Exception:
+            LOG.exception("The API application failed on %s %s",
+                          environ.get("REQUEST_METHOD"),
+                          environ.get("PATH_INFO"))
+            if not response.sent:
+                _send_plain(response.sock, 500, "The server failed to "
+                                                "answer the request.")
+            return False
+        return True
+
+    def _read_request(self, conn: _Connection, rfile, line: bytes
+                      ) -> tuple[dict, bool, bool]:
+        if len(line) > MAX_LINE or not line.endswith(b"\n"):
+            raise _Reject(414, "The request line is too long.")
+        parts = line.rstrip(b"\r\n").split(b" ")
+        if len(parts) != 3 or not _TOKEN.fullmatch(parts[0]):
+            raise _Reject(400, "Malformed request line.")
+        method, target, version = parts
+        match = _VERSION.fullmatch(version)
+        if not match:
+            raise _Reject(400, "Malformed HTTP version.")
+        if match.group(1) != b"1":
+            raise _Reject(505, "Only HTTP/1.0 and HTTP/1.1 are served.")
+        http11 = match.group(2) != b"0"
+        if target.startswith(b"/"):
+            path, _, query = target.partition(b"?")
+        elif target.startswith((b"http://", b"https://")):
+            # The absolute form, as a proxy may send.
+            split = urlsplit(target)
+            path, query = split.path or b"/", split.query
+        elif target == b"*" and method == b"OPTIONS":
+            path, query = b"*", b""
+        else:
+            raise _Reject(400, "Malformed request target.")
+        environ = {
+            "REQUEST_METHOD": method.decode("ascii"),
+            "SCRIPT_NAME": "",
+            "PATH_INFO": unquote_to_bytes(path).decode("latin-1"),
+            "QUERY_STRING": query.decode("latin-1"),
+            "REQUEST_URI": target.decode("latin-1"),
+            "SERVER_NAME": self.bind_addr[0],
+            "SERVER_PORT": str(self.bind_addr[1]),
+            "SERVER_PROTOCOL": version.decode("ascii"),
+            "REMOTE_ADDR": conn.addr[0],
+            "REMOTE_PORT": str(conn.addr[1]),
+            "wsgi.version": (1, 0),
+            "wsgi.url_scheme": "http",
+            "wsgi.errors": sys.stderr,
+            "wsgi.multithread": True,
+            "wsgi.multiprocess": False,
+            "wsgi.run_once": False,
+            "wsgi.input_terminated": True,
+        }
+        _read_headers(rfile, environ)
+        connection = environ.get("HTTP_CONNECTION", "").lower()
+        keep_alive = ("close" not in connection if http11
+                      else "keep-alive" in connection)
+        environ["wsgi.input"] = _body(rfile, environ, http11)
+        return environ, http11, keep_alive
+
+
+def _read_headers(rfile, environ: dict) -> None:
+    for _ in range(MAX_HEADERS + 1):
+        line = rfile.readline(MAX_LINE + 1)
+        if len(line) > MAX_LINE:
+            raise _Reject(431, "A header line is too long.")
+        if not line.endswith(b"\n"):
+            raise OSError("the connection closed inside the request head")
+        if line in (b"\r\n", b"\n"):
+            return
+        name, sep, value = line.partition(b":")
+        if not sep or not _TOKEN.fullmatch(name):
+            # Also refuses obsolete line folding and a space before the
+            # colon (RFC 9112 5.1, 5.2).
+            raise _Reject(400, "Malformed header line.")
+        if b"_" in name:
+            # X-Auth_Token and X-Auth-Token would meet under one environ
+            # key; a header a proxy would not recognise is dropped.
+            continue
+        key = name.decode("ascii").upper().replace("-", "_")
+        if key not in ("CONTENT_TYPE", "CONTENT_LENGTH"):
+            key = "HTTP_" + key
+        text = value.strip(b" \t\r\n").decode("latin-1")
+        if key in environ:
+            if key == "CONTENT_LENGTH":
+                if environ[key] != text:
+                    raise _Reject(400, "Conflicting Content-Length headers.")
+                continue
+            # Repeated fields are one comma-separated list (RFC 9110 5.3).
+            separator = "; " if key == "HTTP_COOKIE" else ", "
+            text = environ[key] + separator + text
+        environ[key] = text
+    raise _Reject(431, "Too many header lines.")
+
+
+def _body(rfile, environ: dict, http11: bool) -> _LengthBody:
+    coding = environ.get("HTTP_TRANSFER_ENCODING")
+    length = environ.get("CONTENT_LENGTH")
+    if coding is not None:
+        if length is not None:
+            # Both framings at once is how requests are smuggled past a
+            # proxy (RFC 9112 6.3).
+            raise _Reject(400, "Both Content-Length and Transfer-Encoding.")
+        if not http11:
+            raise _Reject(400, "Transfer-Encoding needs HTTP/1.1.")
+        if coding.strip().lower() != "chunked":
+            raise _Reject(501, "Only the chunked transfer coding is "
+                               "served.")
+        return _ChunkedBody(rfile)
+    if length is None:
+        return _LengthBody(rfile, 0)
+    if not (length.isascii() and length.isdigit()):
+        raise _Reject(400, "Malformed Content-Length.")
+    return _LengthBody(rfile, int(length))
+
+
+def _send_plain(sock: socket.socket, code: int, text: str) -> None:
+    body = text.encode()
+    head = (f"HTTP/1.1 {code} {_REASONS[code]}\r\n"
+            f"Date: {_http_date()}\r\nContent-Type: text/plain\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n")
+    try:
+        sock.sendall(head.encode("latin-1") + body)
+    except OSError:
+        pass
+
+
+def _shutdown(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+

@@ -1,0 +1,467 @@
+"""The built-in HTTP/1.1 server, spoken to over real sockets.
+
+Requests are written byte for byte, so that framing (keep-alive, chunked
+bodies, pipelining, malformed heads) is tested as a client sends it.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import threading
+import time
+
+import pytest
+
+from ironic.common import http_server
+
+
+def echo_app(environ, start_response):
+    """Answers with what it saw of the request."""
+    body = environ["wsgi.input"].read()
+    doc = {"method": environ["REQUEST_METHOD"],
+           "path": environ["PATH_INFO"],
+           "query": environ["QUERY_STRING"],
+           "body": body.decode("latin-1"),
+           "length": environ.get("CONTENT_LENGTH"),
+           "headers": sorted(k for k in environ if k.startswith("HTTP_")),
+           "x_thing": environ.get("HTTP_X_THING")}
+    data = json.dumps(doc).encode()
+    start_response("200 OK", [("Content-Type", "application/json"),
+                              ("Content-Length", str(len(data)))])
+    return [data]
+
+
+class _Unclosable:
+    """The shared stream, which HTTPResponse must not close after its
+    body."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+    def close(self) -> None:
+        pass
+
+
+class Conn:
+    """A client socket whose responses are read from one buffered stream,
+    so that bytes read ahead belong to the next response."""
+
+    def __init__(self, port: int, host: str = "127.0.0.1"):
+        self.sock = socket.create_connection((host, port), timeout=5)
+        self._rfile = self.sock.makefile("rb")
+
+    def makefile(self, mode):
+        return _Unclosable(self._rfile)
+
+    def sendall(self, data: bytes) -> None:
+        self.sock.sendall(data)
+
+    def recv(self, size: int) -> bytes:
+        return self._rfile.read1(size)
+
+    def settimeout(self, value) -> None:
+        self.sock.settimeout(value)
+
+    def close(self) -> None:
+        self._rfile.close()
+        self.sock.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class Running:
+    def __init__(self, app, **kwargs):
+        self.server = http_server.Server(("127.0.0.1", 0), app, **kwargs)
+        self.server.prepare()
+        self.thread = threading.Thread(target=self.server.serve, daemon=True)
+        self.thread.start()
+        self.port = self.server.bind_addr[1]
+
+    def socket(self) -> Conn:
+        return Conn(self.port)
+
+    def stop(self):
+        self.server.stop()
+        self.thread.join(10)
+        assert not self.thread.is_alive()
+
+
+@pytest.fixture
+def running():
+    servers = []
+
+    def start(app=echo_app, **kwargs):
+        servers.append(Running(app, **kwargs))
+        return servers[-1]
+    yield start
+    for server in servers:
+        server.stop()
+
+
+def read_response(sock: Conn, method="GET") -> http.client.HTTPResponse:
+    response = http.client.HTTPResponse(sock, method=method)
+    response.begin()
+    return response
+
+
+def exchange(sock: Conn, raw: bytes, method="GET"
+             ) -> tuple[int, dict, bytes]:
+    sock.sendall(raw)
+    response = read_response(sock, method)
+    return (response.status, {k.lower(): v for k, v in response.getheaders()},
+            response.read())
+
+
+def test_keep_alive_serves_requests_one_after_another(running):
+    server = running()
+    with server.socket() as sock:
+        for i in range(3):
+            status, headers, body = exchange(
+                sock, b"GET /v1/nodes/n%d?fields=uuid HTTP/1.1\r\n"
+                      b"Host: x\r\n\r\n" % i)
+            assert status == 200
+            doc = json.loads(body)
+            assert (doc["path"], doc["query"]) == (f"/v1/nodes/n{i}",
+                                                   "fields=uuid")
+            assert "connection" not in headers
+            assert "date" in headers
+
+
+def test_pipelined_requests_are_answered_in_order(running):
+    server = running()
+    with server.socket() as sock:
+        sock.sendall(b"GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
+                     b"POST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n"
+                     b"\r\nabc"
+                     b"GET /c HTTP/1.1\r\nHost: x\r\n\r\n")
+        seen = []
+        for _ in range(3):
+            response = read_response(sock)
+            doc = json.loads(response.read())
+            seen.append((doc["method"], doc["path"], doc["body"]))
+    assert seen == [("GET", "/a", ""), ("POST", "/b", "abc"),
+                    ("GET", "/c", "")]
+
+
+def test_chunked_request_body_is_decoded(running):
+    server = running()
+    with server.socket() as sock:
+        status, _, body = exchange(
+            sock, b"POST /x HTTP/1.1\r\nHost: x\r\n"
+                  b"Transfer-Encoding: chunked\r\n\r\n"
+                  b"4\r\n{\"a\"\r\n5;ext=1\r\n: 1}\n\r\n0\r\nTrailer: y\r\n\r\n"
+                  b"GET /after HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert status == 200
+        assert json.loads(body)["body"] == '{"a": 1}\n'
+        # The connection is still in step for the next request.
+        response = read_response(sock)
+        assert json.loads(response.read())["path"] == "/after"
+
+
+def test_malformed_chunk_gives_a_short_body_and_closes(running):
+    server = running()
+    with server.socket() as sock:
+        status, headers, body = exchange(
+            sock, b"POST /x HTTP/1.1\r\nHost: x\r\n"
+                  b"Transfer-Encoding: chunked\r\n\r\n"
+                  b"3\r\nabc\r\nzz\r\n")
+        assert status == 200
+        assert json.loads(body)["body"] == "abc"
+        # The rest of the stream cannot be framed: the connection ends.
+        assert sock.recv(1) == b""
+
+
+def test_percent_encoded_path_is_decoded_and_query_is_not(running):
+    server = running()
+    with server.socket() as sock:
+        _, _, body = exchange(sock, b"GET /v1/nodes/a%20b?x=%20 HTTP/1.1\r\n"
+                                    b"Host: x\r\n\r\n")
+    doc = json.loads(body)
+    assert (doc["path"], doc["query"]) == ("/v1/nodes/a b", "x=%20")
+
+
+def test_repeated_headers_are_joined_and_underscored_ones_dropped(running):
+    server = running()
+    with server.socket() as sock:
+        _, _, body = exchange(sock, b"GET / HTTP/1.1\r\nHost: x\r\n"
+                                    b"X-Thing: a\r\nX-Thing: b\r\n"
+                                    b"X_Thing: spoof\r\n\r\n")
+    assert json.loads(body)["x_thing"] == "a, b"
+
+
+@pytest.mark.parametrize("raw, code", [
+    (b"GARBAGE\r\n\r\n", 400),
+    (b"GET /\r\n\r\n", 400),
+    (b"GET / HTTP/2.0\r\n\r\n", 505),
+    (b"GET / HTTX/1.1\r\n\r\n", 400),
+    (b"GET nowhere HTTP/1.1\r\n\r\n", 400),
+    (b"GET / HTTP/1.1\r\nNo colon here\r\n\r\n", 400),
+    (b"GET / HTTP/1.1\r\nBad name: x\r\n\r\n", 400),
+    (b"GET / HTTP/1.1\r\nX-A: 1\r\n folded\r\n\r\n", 400),
+    (b"POST / HTTP/1.1\r\nContent-Length: abc\r\n\r\n", 400),
+    (b"POST / HTTP/1.1\r\nContent-Length: -1\r\n\r\n", 400),
+    (b"POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
+     400),
+    (b"POST / HTTP/1.1\r\nContent-Length: 3\r\n"
+     b"Transfer-Encoding: chunked\r\n\r\nabc", 400),
+    (b"POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", 501),
+    (b"POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n", 400),
+    (b"GET /" + b"a" * (http_server.MAX_LINE + 10) + b" HTTP/1.1\r\n\r\n",
+     414),
+    (b"GET / HTTP/1.1\r\nX-Big: " + b"a" * (http_server.MAX_LINE + 10)
+     + b"\r\n\r\n", 431),
+    (b"GET / HTTP/1.1\r\n" + b"X-A: 1\r\n" * (http_server.MAX_HEADERS + 1)
+     + b"\r\n", 431),
+])
+def test_malformed_requests_get_a_4xx_or_5xx_and_a_closed_connection(
+        running, raw, code):
+    server = running()
+    with server.socket() as sock:
+        status, headers, _ = exchange(sock, raw)
+        assert status == code
+        assert headers["connection"] == "close"
+        assert sock.recv(1) == b""
+
+
+def test_http10_closes_unless_keep_alive_is_asked(running):
+    server = running()
+    with server.socket() as sock:
+        status, headers, _ = exchange(sock, b"GET / HTTP/1.0\r\n\r\n")
+        assert (status, headers["connection"]) == (200, "close")
+        assert sock.recv(1) == b""
+    with server.socket() as sock:
+        status, headers, _ = exchange(
+            sock, b"GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        assert headers["connection"] == "keep-alive"
+        status, _, _ = exchange(
+            sock, b"GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        assert status == 200
+
+
+def test_connection_close_from_the_client_is_honoured(running):
+    server = running()
+    with server.socket() as sock:
+        _, headers, _ = exchange(sock, b"GET / HTTP/1.1\r\n"
+                                       b"Connection: close\r\n\r\n")
+        assert headers["connection"] == "close"
+        assert sock.recv(1) == b""
+
+
+def test_expect_continue_gets_an_interim_response(running):
+    server = running()
+    with server.socket() as sock:
+        sock.sendall(b"PUT /x HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n"
+                     b"Expect: 100-continue\r\n\r\n")
+        assert sock.recv(100).startswith(b"HTTP/1.1 100 Continue\r\n\r\n")
+        status, _, body = exchange(sock, b"ok")
+        assert (status, json.loads(body)["body"]) == (200, "ok")
+
+
+def test_head_sends_the_length_but_no_body(running):
+    server = running()
+    with server.socket() as sock:
+        status, headers, body = exchange(
+            sock, b"HEAD /x HTTP/1.1\r\nHost: x\r\n\r\n", method="HEAD")
+        assert status == 200 and int(headers["content-length"]) > 0
+        assert body == b""
+        # Nothing stray was sent: the next response starts at once.
+        status, _, _ = exchange(sock, b"GET /x HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert status == 200
+
+
+def test_body_without_length_is_chunked_and_write_works(running):
+    def app(environ, start_response):
+        write = start_response("200 OK", [("Content-Type", "text/plain")])
+        write(b"first ")
+
+        def rest():
+            yield b"second "
+            yield b""
+            yield b"third"
+        return rest()
+    server = running(app)
+    with server.socket() as sock:
+        status, headers, body = exchange(sock, b"GET / HTTP/1.1\r\n\r\n")
+        assert headers["transfer-encoding"] == "chunked"
+        assert body == b"first second third"
+        status, _, body = exchange(sock, b"GET / HTTP/1.1\r\n\r\n")
+        assert body == b"first second third"
+
+
+def test_no_content_statuses_send_no_body(running):
+    def app(environ, start_response):
+        start_response("204 No Content", [])
+        return [b""]
+    server = running(app)
+    with server.socket() as sock:
+        status, headers, _ = exchange(sock, b"DELETE /x HTTP/1.1\r\n\r\n")
+        assert status == 204
+        assert "content-length" not in headers
+        assert "transfer-encoding" not in headers
+        status, _, _ = exchange(sock, b"DELETE /x HTTP/1.1\r\n\r\n")
+        assert status == 204
+
+
+def test_unread_body_is_drained_to_keep_the_connection(running):
+    def app(environ, start_response):
+        start_response("413 Payload Too Large", [("Content-Length", "0")])
+        return []
+    server = running(app)
+    with server.socket() as sock:
+        status, headers, _ = exchange(sock, b"POST / HTTP/1.1\r\n"
+                                            b"Content-Length: 5\r\n\r\nabcde")
+        assert status == 413 and "connection" not in headers
+        status, _, _ = exchange(sock, b"POST / HTTP/1.1\r\n"
+                                      b"Content-Length: 0\r\n\r\n")
+        assert status == 413
+
+
+def test_a_large_unread_body_closes_the_connection(running):
+    def app(environ, start_response):
+        start_response("413 Payload Too Large", [("Content-Length", "0")])
+        return []
+    server = running(app)
+    size = http_server.DRAIN_LIMIT * 4
+    with server.socket() as sock:
+        status, headers, _ = exchange(
+            sock, b"POST / HTTP/1.1\r\nContent-Length: %d\r\n\r\n" % size)
+        assert status == 413
+        assert sock.recv(1) == b""
+
+
+def test_application_errors_are_a_500_and_a_close(running, caplog):
+    def app(environ, start_response):
+        raise RuntimeError("boom")
+    server = running(app)
+    with server.socket() as sock:
+        status, headers, _ = exchange(sock, b"GET / HTTP/1.1\r\n\r\n")
+        assert (status, headers["connection"]) == (500, "close")
+    assert "boom" in caplog.text
+
+
+def test_error_after_the_head_was_sent_cuts_the_connection(running):
+    def app(environ, start_response):
+        start_response("200 OK", [("Content-Length", "10")])
+
+        def body():
+            yield b"12345"
+            raise RuntimeError("mid-body")
+        return body()
+    server = running(app)
+    with server.socket() as sock:
+        sock.sendall(b"GET / HTTP/1.1\r\n\r\n")
+        response = read_response(sock)
+        with pytest.raises(http.client.IncompleteRead):
+            response.read()
+
+
+def test_close_of_the_result_is_called(running):
+    closed = threading.Event()
+
+    class Result(list):
+        def close(self):
+            closed.set()
+
+    def app(environ, start_response):
+        start_response("200 OK", [])
+        return Result([b"a", b"b"])
+    server = running(app)
+    with server.socket() as sock:
+        assert exchange(sock, b"GET / HTTP/1.1\r\n\r\n")[2] == b"ab"
+    assert closed.wait(5)
+
+
+def test_slots_bound_the_requests_in_the_application(running):
+    inside = []
+    peak = []
+    release = threading.Event()
+    lock = threading.Lock()
+
+    def app(environ, start_response):
+        with lock:
+            inside.append(1)
+            peak.append(len(inside))
+        release.wait(5)
+        with lock:
+            inside.pop()
+        start_response("200 OK", [("Content-Length", "0")])
+        return []
+    server = running(app, threads=2)
+    sockets = [server.socket() for _ in range(5)]
+    for sock in sockets:
+        sock.sendall(b"GET / HTTP/1.1\r\n\r\n")
+    time.sleep(0.3)
+    with lock:
+        waiting_inside = len(inside)
+    release.set()
+    for sock in sockets:
+        assert read_response(sock).status == 200
+        sock.close()
+    assert waiting_inside == 2
+    assert max(peak) == 2
+
+
+def test_idle_connections_time_out(running):
+    server = running(timeout=0.3)
+    with server.socket() as sock:
+        assert exchange(sock, b"GET / HTTP/1.1\r\n\r\n")[0] == 200
+        sock.settimeout(5)
+        assert sock.recv(1) == b""
+
+
+def test_stop_lets_a_request_in_progress_finish_and_closes_idle_ones(
+        running):
+    started = threading.Event()
+
+    def app(environ, start_response):
+        started.set()
+        time.sleep(0.5)
+        start_response("200 OK", [("Content-Length", "4")])
+        return [b"done"]
+    server = running(app)
+    idle = server.socket()
+    assert exchange(idle, b"GET / HTTP/1.1\r\n\r\n")[0] == 200
+    busy = server.socket()
+    busy.sendall(b"GET / HTTP/1.1\r\n\r\n")
+    assert started.wait(5)
+    stopper = threading.Thread(target=server.stop)
+    stopper.start()
+    status, headers, body = (lambda r: (r.status, dict(r.getheaders()),
+                                        r.read()))(read_response(busy))
+    assert (status, body, headers["Connection"]) == (200, b"done", "close")
+    assert idle.recv(1) == b""
+    stopper.join(10)
+    assert not stopper.is_alive()
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", server.port), timeout=1)
+    busy.close()
+    idle.close()
+    # A second stop() is harmless.
+    server.server.stop()
+
+
+def test_ipv6_loopback(running):
+    if not socket.has_ipv6:
+        pytest.skip("no IPv6 here")
+    try:
+        server = http_server.Server(("::1", 0), echo_app)
+        server.prepare()
+    except OSError:
+        pytest.skip("no IPv6 loopback here")
+    thread = threading.Thread(target=server.serve, daemon=True)
+    thread.start()
+    try:
+        with Conn(server.bind_addr[1], host="::1") as sock:
+            assert exchange(sock, b"GET / HTTP/1.1\r\n\r\n")[0] == 200
+    finally:
+        server.stop()
+        thread.join(10)
