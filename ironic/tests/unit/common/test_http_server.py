@@ -423,15 +423,16 @@ def test_stop_lets_a_request_in_progress_finish_and_closes_idle_ones(
     started = threading.Event()
 
     def app(environ, start_response):
-        started.set()
-        time.sleep(0.5)
+        if environ["PATH_INFO"] == "/slow":
+            started.set()
+            time.sleep(0.5)
         start_response("200 OK", [("Content-Length", "4")])
         return [b"done"]
     server = running(app)
     idle = server.socket()
     assert exchange(idle, b"GET / HTTP/1.1\r\n\r\n")[0] == 200
     busy = server.socket()
-    busy.sendall(b"GET / HTTP/1.1\r\n\r\n")
+    busy.sendall(b"GET /slow HTTP/1.1\r\n\r\n")
     assert started.wait(5)
     stopper = threading.Thread(target=server.stop)
     stopper.start()
