@@ -7,7 +7,7 @@ import datetime
 import functools
 import re
 import types
-from typing import Any
+from typing import Any, Callable
 
 import pecan
 from pecan import rest
@@ -177,42 +177,60 @@ _TIMESTAMPS = frozenset({"created_at", "updated_at", "provision_updated_at",
 _SUB_LINKS = frozenset({"ports", "portgroups", "states", "volume"})
 
 
-def _renderer(name: str, ver: int, url: str, rel: _Relations):
-    """How to show field ``name`` of a row (chosen once per request)."""
-    def column(row):
-        return row.get(name)
+class _ViewContext:
+    """What the renderers of one request share: the public URL's link
+    builder and the related rows of the page."""
+
+    __slots__ = ("links", "rel")
+
+    def __init__(self, url: str, rel: _Relations):
+        self.links = api_utils.linker("nodes", url)
+        self.rel = rel
+
+
+def _renderer(name: str, ver: int) -> Callable[[dict, _ViewContext], Any] | None:
+    """How to show field ``name`` of a row at version ``ver``; None for a
+    column shown as stored."""
     if name == "driver_info":
-        return lambda row: api_utils.mask_secrets(row.get(name))
+        return lambda row, ctx: api_utils.mask_secrets(row.get(name))
     if name == "instance_info":
-        return lambda row: _mask_instance_info(row.get(name))
+        return lambda row, ctx: _mask_instance_info(row.get(name))
     if name == "driver_internal_info":
-        return lambda row: _mask_internal(row.get(name))
+        return lambda row, ctx: _mask_internal(row.get(name))
     if name in ("provision_state", "target_provision_state"):
-        return lambda row: state_for_version(row.get(name), ver)
+        return lambda row, ctx: state_for_version(row.get(name), ver)
     if name in _TIMESTAMPS:
-        return lambda row: iso(row.get(name))
+        return lambda row, ctx: iso(row.get(name))
     if name == "chassis_uuid":
-        return lambda row: rel.chassis.get(row.get("chassis_id"))
+        return lambda row, ctx: ctx.rel.chassis.get(row.get("chassis_id"))
     if name == "traits":
-        return lambda row: rel.traits.get(row["id"], [])
+        return lambda row, ctx: ctx.rel.traits.get(row["id"], [])
     if name == "links":
-        links = api_utils.linker("nodes", url)
-        return lambda row: links(row["uuid"])
+        return lambda row, ctx: ctx.links(row["uuid"])
     if name in _SUB_LINKS:
-        links = api_utils.linker("nodes", url)
-        return lambda row: links(f"{row['uuid']}/{name}")
+        return lambda row, ctx: ctx.links(f"{row['uuid']}/{name}")
     if name == "conductor":
-        return hash_ring.conductor_for
+        return lambda row, ctx: hash_ring.conductor_for(row)
     if name == "allocation_uuid":
-        return lambda row: rel.allocations.get(row.get("allocation_id"))
-    return column
+        return lambda row, ctx: ctx.rel.allocations.get(
+            row.get("allocation_id"))
+    return None
+
+
+@functools.lru_cache(maxsize=512)
+def _view_plan(fields: tuple[str, ...], ver: int) -> tuple[tuple, ...]:
+    # The same few field lists come back on every request; choosing their
+    # renderers anew each time cost more than a single node's rendering.
+    return tuple((name, _renderer(name, ver)) for name in fields)
 
 
 def node_views(rows: list[dict], fields: list[str], ver: int, url: str,
                rel: _Relations) -> list[dict]:
     """The API documents of ``rows``, with only ``fields``."""
-    renderers = [(name, _renderer(name, ver, url, rel)) for name in fields]
-    return [{name: render(row) for name, render in renderers}
+    plan = _view_plan(tuple(fields), ver)
+    ctx = _ViewContext(url, rel)
+    return [{name: row.get(name) if render is None else render(row, ctx)
+             for name, render in plan}
             for row in rows]
 
 
