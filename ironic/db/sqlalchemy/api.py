@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from oslo_db import exception as db_exc
 
 from ironic.common import exception
-from ironic.db.sqlalchemy import engine, models
+from ironic.db.sqlalchemy import engine, models, prepared
 from ironic.db.sqlalchemy.allocations import AllocationQueries
 from ironic.db.sqlalchemy.conductors import ConductorQueries
 from ironic.db.sqlalchemy.hardware import HardwareQueries
@@ -96,20 +96,22 @@ def _order_and_page(stmt, model, sort_key: str, sort_dir: str,
 
 
 @functools.cache
-def _node_query(column: str) -> sa.Select:
+def _node_query(column: str) -> prepared.PreparedSelect:
     node = models.Node.__table__
-    return sa.select(node).where(node.c[column] == sa.bindparam("value"))
+    return prepared.PreparedSelect(
+        sa.select(node).where(node.c[column] == sa.bindparam("value")))
 
 
 @functools.cache
-def _node_with_traits_query(column: str) -> sa.Select:
+def _node_with_traits_query(column: str) -> prepared.PreparedSelect:
     # Built once per column: constructing the statement cost as much as
     # running it.
     node, trait = models.Node.__table__, models.NodeTrait.__table__
-    return (sa.select(node, trait.c.trait.label("_node_trait"))
-            .select_from(node.outerjoin(trait, trait.c.node_id == node.c.id))
-            .where(node.c[column] == sa.bindparam("value"))
-            .order_by(trait.c.trait))
+    return prepared.PreparedSelect(
+        sa.select(node, trait.c.trait.label("node_trait"))
+        .select_from(node.outerjoin(trait, trait.c.node_id == node.c.id))
+        .where(node.c[column] == sa.bindparam("value"))
+        .order_by(trait.c.trait))
 
 
 def _row_to_dict(row) -> dict:
@@ -277,22 +279,19 @@ class Connection(ConductorQueries, HardwareQueries, NodeResourceQueries,
         One statement (the node outer-joined to its traits): a single GET
         of a node needs both, and one query is one snapshot.
         """
-        with engine.reading() as conn:
-            rows = conn.execute(_node_with_traits_query(column),
-                                {"value": value}).all()
+        rows = _node_with_traits_query(column).all(value=value)
         if not rows:
             raise exception.NodeNotFound(node=value)
         # A plain row, not an ORM instance: the caller only reads its
         # columns.
-        return rows[0], [r._node_trait for r in rows
-                         if r._node_trait is not None]
+        return rows[0], [r.node_trait for r in rows
+                         if r.node_trait is not None]
 
     def _node_row(self, column: str, value, not_found) -> Any:
         # A plain row from one statement: node reads are the most frequent
         # query of the service (every API call on a node, every lock), and
         # their callers only read columns.
-        with engine.reading() as conn:
-            row = conn.execute(_node_query(column), {"value": value}).first()
+        row = _node_query(column).first(value=value)
         if row is None:
             raise not_found
         return row

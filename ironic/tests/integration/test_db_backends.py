@@ -3,6 +3,7 @@
 Each test gets its own randomly named database, dropped afterwards.
 """
 
+import datetime
 import uuid
 
 import pytest
@@ -14,6 +15,7 @@ from ironic.conf import CONF
 from ironic.db import api as db_api
 from ironic.db import migration
 from ironic.db.sqlalchemy import api as sqla_api
+from ironic.db.sqlalchemy import engine, prepared
 from ironic.tests import dbutils
 
 pytestmark = pytest.mark.integration
@@ -267,3 +269,27 @@ def test_nul_is_refused_before_the_database(api):
     assert [n["uuid"] for n in api.get("/v1/nodes").json["nodes"]] == [
         node["uuid"]]
     assert api.get(f"/v1/nodes/{node['uuid']}").json["extra"] == {}
+
+
+def test_prepared_node_reads_match_sqlalchemy(db):
+    # The driver's own placeholders and types (pymysql: %s, tinyint
+    # booleans, JSON as text; psycopg2: %(value)s, native JSON and
+    # timestamps) come back as SQLAlchemy would give them.
+    when = datetime.datetime(2026, 1, 2, 3, 4, 5)
+    node = db.create_node({"driver": "f", "maintenance": True,
+                           "driver_info": {"a": [1, None], "ü": "✓"},
+                           "provision_updated_at": when},
+                          traits=["CUSTOM_B", "CUSTOM_A"])
+    statement = sqla_api._node_with_traits_query("uuid").statement
+    rows = prepared.PreparedSelect(statement).all(value=node.uuid)
+    with engine.get_engine().connect() as conn:
+        expected = [tuple(r) for r in conn.execute(statement,
+                                                   {"value": node.uuid})]
+    assert [tuple(r) for r in rows] == expected
+    assert rows[0].maintenance is True
+    assert rows[0].driver_info == {"a": [1, None], "ü": "✓"}
+    assert rows[0].provision_updated_at == when
+    row, traits = db.get_node_with_traits("uuid", node.uuid)
+    assert (row.uuid, traits) == (node.uuid, ["CUSTOM_A", "CUSTOM_B"])
+    assert db.get_node_by_id(node.id).driver_info == {"a": [1, None],
+                                                      "ü": "✓"}

@@ -1,0 +1,86 @@
+"""PreparedSelect against SQLAlchemy's own execution of the same SELECT."""
+
+import datetime
+
+import pytest
+import sqlalchemy as sa
+from oslo_db import exception as db_exc
+
+from ironic.db import api as db_api
+from ironic.db.sqlalchemy import api as sqla_api
+from ironic.db.sqlalchemy import engine, models, prepared
+from ironic.tests import fixtures as ifx
+
+
+def _node_and_traits() -> sa.Select:
+    node, trait = models.Node.__table__, models.NodeTrait.__table__
+    return (sa.select(node, trait.c.trait.label("node_trait"))
+            .select_from(node.outerjoin(trait, trait.c.node_id == node.c.id))
+            .where(node.c.uuid == sa.bindparam("value"))
+            .order_by(trait.c.trait))
+
+
+def _through_sqlalchemy(statement, **params) -> list[tuple]:
+    with engine.get_engine().connect() as conn:
+        return [tuple(r) for r in conn.execute(statement, params)]
+
+
+@pytest.fixture
+def node(database):
+    dbapi = db_api.get_instance()
+    created = dbapi.create_node(
+        {"driver": "fake-hardware", "name": "prep-1", "maintenance": True,
+         "driver_info": {"ipmi_address": "10.0.0.1", "n": [1, None]},
+         "properties": {"cpus": 4},
+         "provision_updated_at": datetime.datetime(2026, 1, 2, 3, 4, 5,
+                                                   678901)},
+        ["CUSTOM_B", "CUSTOM_A"])
+    return created
+
+
+def test_rows_equal_sqlalchemy_results_value_for_value(node):
+    select = prepared.PreparedSelect(_node_and_traits())
+    rows = select.all(value=node.uuid)
+    assert [tuple(r) for r in rows] == _through_sqlalchemy(
+        _node_and_traits(), value=node.uuid)
+    first = rows[0]
+    # Processed like SQLAlchemy does: JSON, datetimes and booleans.
+    assert first.driver_info == {"ipmi_address": "10.0.0.1", "n": [1, None]}
+    assert first.maintenance is True
+    assert first.provision_updated_at == datetime.datetime(
+        2026, 1, 2, 3, 4, 5, 678901)
+    assert [r.node_trait for r in rows] == ["CUSTOM_A", "CUSTOM_B"]
+    assert select.first(value="no-such-node") is None
+
+
+def test_a_new_engine_gets_a_new_plan(node, tmp_path, config):
+    select = prepared.PreparedSelect(_node_and_traits())
+    assert select.first(value=node.uuid).name == "prep-1"
+    (tmp_path / "other").mkdir()
+    other = ifx.fresh_database(str(tmp_path / "other"))
+    sqla_api.dispose()
+    config("database", connection=f"sqlite:///{other}")
+    assert select.first(value=node.uuid) is None
+
+
+def test_a_dbapi_error_falls_back_to_sqlalchemy_and_its_errors(node):
+    select = prepared.PreparedSelect(
+        sa.select(sa.column("x")).select_from(sa.table("no_such_table"))
+        .where(sa.column("x") == sa.bindparam("value")))
+    # The driver's error is not what callers see: oslo.db's translation of
+    # it, from running the statement again through SQLAlchemy.
+    with pytest.raises(db_exc.DBNonExistentTable):
+        select.all(value=1)
+    # The connection the error came from was dropped; the pool still works.
+    assert prepared.PreparedSelect(_node_and_traits()).first(
+        value=node.uuid).name == "prep-1"
+
+
+def test_node_reads_use_it_and_raise_not_found(node):
+    dbapi = db_api.get_instance()
+    row, traits = dbapi.get_node_with_traits("uuid", node.uuid)
+    assert (row.id, traits) == (node.id, ["CUSTOM_A", "CUSTOM_B"])
+    assert dbapi.get_node_by_name("prep-1").uuid == node.uuid
+    with pytest.raises(Exception) as error:
+        dbapi.get_node_by_name("prep-2")
+    assert type(error.value).__name__ == "NodeNotFound"
