@@ -48,6 +48,7 @@ DRAIN_LIMIT = 65536
 _TOKEN = re.compile(rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _VERSION = re.compile(rb"HTTP/(\d)\.(\d)")
 _STATUS = re.compile(r"[1-5]\d\d [^\r\n]*")
+_ENCODED_SLASH = re.compile(rb"%2[fF]")
 _REASONS = {400: "Bad Request", 408: "Request Timeout",
             414: "URI Too Long", 431: "Request Header Fields Too Large",
             500: "Internal Server Error", 501: "Not Implemented",
@@ -575,7 +576,7 @@ class Server:
         environ = {
             "REQUEST_METHOD": method.decode("ascii"),
             "SCRIPT_NAME": "",
-            "PATH_INFO": unquote_to_bytes(path).decode("latin-1"),
+            "PATH_INFO": _path_info(path),
             "QUERY_STRING": query.decode("latin-1"),
             "REQUEST_URI": target.decode("latin-1"),
             "SERVER_NAME": self.bind_addr[0],
@@ -597,6 +598,15 @@ class Server:
                       else "keep-alive" in connection)
         environ["wsgi.input"] = _body(rfile, environ, http11)
         return environ, http11, keep_alive
+
+
+def _path_info(path: bytes) -> str:
+    """The decoded path, except an encoded slash, which stays ``%2F``:
+    ``/v1/nodes/a%2Fports`` names a node, not node ``a``'s ports."""
+    if b"%" not in path:
+        return path.decode("latin-1")
+    return b"%2F".join(unquote_to_bytes(part) for part in
+                       _ENCODED_SLASH.split(path)).decode("latin-1")
 
 
 def _read_headers(rfile, environ: dict) -> None:

@@ -189,6 +189,14 @@ def test_percent_encoded_path_is_decoded_and_query_is_not(running):
     assert (doc["path"], doc["query"]) == ("/v1/nodes/a b", "x=%20")
 
 
+def test_an_encoded_slash_stays_encoded(running):
+    server = running()
+    with server.socket() as sock:
+        _, _, body = exchange(sock, b"GET /v1/nodes/a%2fports%41 HTTP/1.1"
+                                    b"\r\nHost: x\r\n\r\n")
+    assert json.loads(body)["path"] == "/v1/nodes/a%2FportsA"
+
+
 def test_repeated_headers_are_joined_and_underscored_ones_dropped(running):
     server = running()
     with server.socket() as sock:
