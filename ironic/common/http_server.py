@@ -81,37 +81,28 @@ class _LengthBody:
         self.left = length
         self.broken = False
 
-    def _take(self, data: bytes, wanted: int) -> bytes:
-        if len(data) < wanted:
+    def read(self, size: int | None = -1) -> bytes:
+        return self._bounded(self._rfile.read, size, whole=True)
+
+    def readline(self, size: int | None = -1) -> bytes:
+        return self._bounded(self._rfile.readline, size, whole=False)
+
+    def _bounded(self, reader: Callable[[int], bytes], size: int | None,
+                 whole: bool) -> bytes:
+        if self.left <= 0:
+            return b""
+        if size is None or size < 0 or size > self.left:
+            size = self.left
+        try:
+            data = reader(size)
+        except OSError:
+            data = b""
+        if not data or (whole and len(data) < size):
+            # The client went away, or stopped sending, within its body.
             self.broken = True
             self.left = 0
         else:
             self.left -= len(data)
-        return data
-
-    def read(self, size: int | None = -1) -> bytes:
-        if self.left <= 0:
-            return b""
-        if size is None or size < 0 or size > self.left:
-            size = self.left
-        try:
-            data = self._rfile.read(size)
-        except OSError:
-            data = b""
-        return self._take(data, size)
-
-    def readline(self, size: int | None = -1) -> bytes:
-        if self.left <= 0:
-            return b""
-        if size is None or size < 0 or size > self.left:
-            size = self.left
-        try:
-            data = self._rfile.readline(size)
-        except OSError:
-            data = b""
-        if not data:
-            return self._take(data, size)
-        self.left -= len(data)
         return data
 
     def readlines(self, hint: int = -1) -> list[bytes]:

@@ -319,11 +319,14 @@ def test_no_content_statuses_send_no_body(running):
         assert status == 204
 
 
+def refusing_app(environ, start_response):
+    """Answers before reading the body, as a 413 for a declared length."""
+    start_response("413 Payload Too Large", [("Content-Length", "0")])
+    return []
+
+
 def test_unread_body_is_drained_to_keep_the_connection(running):
-    def app(environ, start_response):
-        start_response("413 Payload Too Large", [("Content-Length", "0")])
-        return []
-    server = running(app)
+    server = running(refusing_app)
     with server.socket() as sock:
         status, headers, _ = exchange(sock, b"POST / HTTP/1.1\r\n"
                                             b"Content-Length: 5\r\n\r\nabcde")
@@ -334,10 +337,7 @@ def test_unread_body_is_drained_to_keep_the_connection(running):
 
 
 def test_a_large_unread_body_closes_the_connection(running):
-    def app(environ, start_response):
-        start_response("413 Payload Too Large", [("Content-Length", "0")])
-        return []
-    server = running(app)
+    server = running(refusing_app)
     size = http_server.DRAIN_LIMIT * 4
     with server.socket() as sock:
         status, headers, _ = exchange(
