@@ -311,13 +311,11 @@ class Server:
     until ``stop()`` is called from another thread."""
 
     def __init__(self, bind_addr: tuple[str, int], app: WSGIApp,
-                 threads: int = 8, timeout: float = 60,
-                 server_name: str = "ironic-api"):
+                 threads: int = 8, timeout: float = 60):
         self.bind_addr = bind_addr
         self.app = app
         self.threads = threads
         self.timeout = timeout
-        self.server_name = server_name
         #: Seconds stop() waits for requests in progress.
         self.shutdown_timeout = 5.0
         self._slots = threading.Semaphore(threads)
