@@ -598,6 +598,26 @@ def _path_info(path: bytes) -> str:
                        _ENCODED_SLASH.split(path)).decode("latin-1")
 
 
+# Header name -> environ key, for the names seen so far (bounded): the same
+# few names arrive with every request of every client.
+_ENVIRON_KEYS: dict[bytes, str] = {}
+
+
+def _environ_key(name: bytes) -> str:
+    """The environ key of a valid header name; "" for a dropped one."""
+    if b"_" in name:
+        # X-Auth_Token and X-Auth-Token would meet under one environ key;
+        # a header a proxy would not recognise is dropped.
+        key = ""
+    else:
+        key = name.decode("ascii").upper().replace("-", "_")
+        if key not in ("CONTENT_TYPE", "CONTENT_LENGTH"):
+            key = "HTTP_" + key
+    if len(_ENVIRON_KEYS) < 512:
+        _ENVIRON_KEYS[name] = key
+    return key
+
+
 def _read_headers(rfile, environ: dict) -> None:
     for _ in range(MAX_HEADERS + 1):
         line = rfile.readline(MAX_LINE + 1)
@@ -608,17 +628,15 @@ def _read_headers(rfile, environ: dict) -> None:
         if line in (b"\r\n", b"\n"):
             return
         name, sep, value = line.partition(b":")
-        if not sep or not _TOKEN.fullmatch(name):
-            # Also refuses obsolete line folding and a space before the
-            # colon (RFC 9112 5.1, 5.2).
-            raise _Reject(400, "Malformed header line.")
-        if b"_" in name:
-            # X-Auth_Token and X-Auth-Token would meet under one environ
-            # key; a header a proxy would not recognise is dropped.
+        key = _ENVIRON_KEYS.get(name)
+        if key is None:
+            if not sep or not _TOKEN.fullmatch(name):
+                # Also refuses obsolete line folding and a space before the
+                # colon (RFC 9112 5.1, 5.2).
+                raise _Reject(400, "Malformed header line.")
+            key = _environ_key(name)
+        if not key:
             continue
-        key = name.decode("ascii").upper().replace("-", "_")
-        if key not in ("CONTENT_TYPE", "CONTENT_LENGTH"):
-            key = "HTTP_" + key
         text = value.strip(b" \t\r\n").decode("latin-1")
         if key in environ:
             if key == "CONTENT_LENGTH":
