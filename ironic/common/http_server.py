@@ -6,7 +6,7 @@ The API's clients (openstacksdk, Nova, the agent) keep their connections
 alive, so a request costs one thread wake-up. cheroot, used before, handed a
 kept-alive connection from its worker to a selector thread after every
 request and back to a worker with the next one: about 0.25 ms of CPU per
-request more on a 2-core machine, a third of a node GET.
+request more on a 2-core machine, a quarter of a node GET.
 
 At most ``threads`` requests run the application at once: the others wait
 for a slot with their request read, so the database pool and the
@@ -540,8 +540,11 @@ class Server:
 
     def _read_request(self, conn: _Connection, rfile, line: bytes
                       ) -> tuple[dict, bool, bool]:
-        if len(line) > MAX_LINE or not line.endswith(b"\n"):
-            raise _Reject(414, "The request line is too long.")
+        if not line.endswith(b"\n"):
+            if len(line) > MAX_LINE:
+                raise _Reject(414, "The request line is too long.")
+            raise ConnectionError("the connection closed inside the "
+                                  "request line")
         parts = line.rstrip(b"\r\n").split(b" ")
         if len(parts) != 3 or not _TOKEN.fullmatch(parts[0]):
             raise _Reject(400, "Malformed request line.")

@@ -65,9 +65,9 @@ class IronicObject:
         values = obj.__dict__
         columns = getattr(db_obj, "_fields", None)
         if isinstance(columns, tuple):
-            # A Core row: its columns by position, in one C call. Reading
-            # sixty-odd attributes of a row one by one by name cost more
-            # than the query that fetched it.
+            # A Core row or a named tuple: its columns by position, in one
+            # C call. Reading sixty-odd attributes of a row one by one by
+            # name cost more than the query that fetched it.
             names, pick, missing, id_pick = _row_layout(cls, columns)
             values.update(zip(names, pick(db_obj), strict=True))
             values.update(missing)

@@ -240,6 +240,18 @@ def test_malformed_requests_get_a_4xx_or_5xx_and_a_closed_connection(
         assert sock.recv(1) == b""
 
 
+def test_a_client_gone_mid_request_line_is_not_an_error(running, caplog):
+    server = running()
+    with server.socket() as sock:
+        sock.sendall(b"GET /half")
+        sock.sock.shutdown(socket.SHUT_WR)
+        assert read_response(sock).status == 408
+    assert "Unexpected error" not in caplog.text
+    # The server still answers others.
+    with server.socket() as sock:
+        assert exchange(sock, b"GET / HTTP/1.1\r\n\r\n")[0] == 200
+
+
 def test_http10_closes_unless_keep_alive_is_asked(running):
     server = running()
     with server.socket() as sock:
@@ -444,9 +456,9 @@ def test_stop_lets_a_request_in_progress_finish_and_closes_idle_ones(
     assert started.wait(5)
     stopper = threading.Thread(target=server.stop)
     stopper.start()
-    status, headers, body = (lambda r: (r.status, dict(r.getheaders()),
-                                        r.read()))(read_response(busy))
-    assert (status, body, headers["Connection"]) == (200, b"done", "close")
+    response = read_response(busy)
+    assert (response.status, response.read(),
+            response.getheader("Connection")) == (200, b"done", "close")
     assert idle.recv(1) == b""
     stopper.join(10)
     assert not stopper.is_alive()
