@@ -30,6 +30,7 @@ def main(argv: list[str] | None = None) -> int:
         # Refuse to serve rather than accept nodes nothing can drive.
         print(f"ironic: cannot start: {e}", file=sys.stderr)
         return 1
+    wsgi_service.warn_unsupported_workers()
     try:
         wsgi_service.serve_forever()
     finally:

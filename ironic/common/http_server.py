@@ -318,6 +318,9 @@ class Server:
         self.timeout = timeout
         #: Seconds stop() waits for requests in progress.
         self.shutdown_timeout = 5.0
+        #: False in processes that share the listening socket: shutting it
+        #: down to wake accept() at once would stop it for all of them.
+        self.owns_socket = True
         self._slots = threading.Semaphore(threads)
         self._socket: socket.socket | None = None
         self._connections: set[_Connection] = set()
@@ -399,7 +402,7 @@ class Server:
         if not first:
             self._stopped.wait(self.shutdown_timeout + 2)
             return
-        if self._socket is not None:
+        if self._socket is not None and self.owns_socket:
             try:
                 # Wakes an accept() blocked in another thread on Linux.
                 self._socket.shutdown(socket.SHUT_RDWR)
@@ -422,6 +425,12 @@ class Server:
         if self._socket is not None:
             self._socket.close()
         self._stopped.set()
+
+    def close(self) -> None:
+        """Close the listening socket of a server that never served (the
+        parent of worker processes)."""
+        if self._socket is not None:
+            self._socket.close()
 
     # -- one connection ----------------------------------------------------
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import threading
+import time
 
 from ironic.api import app as api_app
 from ironic.common import http_server, service
@@ -25,29 +27,25 @@ def make_server(application=None, host: str | None = None,
 
 
 def warn_unsupported_workers() -> bool:
-    """An operator's ironic.conf may ask for several API processes; say
-    plainly that this server will not fork them."""
+    """The all-in-one's ironic.conf may ask for several API processes; say
+    plainly that it will not fork them."""
     if (CONF.api.api_workers or 1) <= 1:
         return False
-    LOG.warning("[api]api_workers = %d is not supported: this server runs "
-                "one process; run ironic.api.wsgi under mod_wsgi or uWSGI "
-                "for more", CONF.api.api_workers)
+    LOG.warning("[api]api_workers = %d is not supported by the all-in-one "
+                "ironic: its conductor runs in this process, so the API is "
+                "served from this process alone; run ironic-api beside "
+                "conductors for more API processes", CONF.api.api_workers)
     return True
 
 
-def serve_forever(application=None) -> None:
-    warn_unsupported_workers()
+def serve_forever(application=None, workers: int = 1) -> None:
+    """Serve until SIGTERM or SIGINT: from this process, or from
+    ``workers`` forked processes sharing its listening socket."""
+    if workers > 1:
+        _serve_with_workers(application, workers)
+        return
     server = make_server(application)
-
-    def _stop(signum, _frame):
-        LOG.info("Signal %d received, stopping the API", signum)
-        # The handler runs on the thread that is inside server.serve();
-        # server.stop() waits for that very loop to end, so calling it here
-        # would hang forever. Stop from another thread instead.
-        threading.Thread(target=server.stop, name="api-stop").start()
-
-    signal.signal(signal.SIGTERM, _stop)
-    signal.signal(signal.SIGINT, _stop)
+    _stop_on_signals(server)
     server.prepare()
     service.freeze_startup_objects()
     LOG.info("Bare Metal API listening on http://%s:%d/", *server.bind_addr[:2])
@@ -55,3 +53,119 @@ def serve_forever(application=None) -> None:
         server.serve()
     finally:
         server.stop()
+
+
+def _stop_on_signals(server: http_server.Server) -> None:
+    """SIGTERM and SIGINT stop ``server`` after its requests in progress."""
+    def _stop(signum, _frame):
+        LOG.info("Signal %d received, stopping the API (process %d)",
+                 signum, os.getpid())
+        # The handler runs on the thread that is inside server.serve();
+        # server.stop() waits for that very loop to end, so calling it here
+        # would hang forever. Stop from another thread instead.
+        threading.Thread(target=server.stop, name="api-stop").start()
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+
+
+def _serve_with_workers(application, count: int) -> None:
+    server = make_server(application)
+    server.prepare()
+    service.freeze_startup_objects()
+    LOG.info("Bare Metal API listening on http://%s:%d/ with %d worker "
+             "processes", *server.bind_addr[:2], count)
+    _Workers(server, count).run()
+
+
+class _Workers:
+    """The parent of the API's worker processes.
+
+    It binds the port, forks ``count`` workers that accept on the shared
+    socket, starts a new one whenever one dies, and on SIGTERM or SIGINT
+    stops them all (each finishes its requests in progress) before it
+    exits. Nothing that holds a connection (database, message bus) exists
+    before the fork: each worker opens its own on first use.
+    """
+
+    #: Seconds the parent waits for stopping workers before killing them.
+    STOP_DEADLINE = 20.0
+
+    def __init__(self, server: http_server.Server, count: int):
+        self.server = server
+        self.count = count
+        self.children: dict[int, float] = {}
+        self.stopping = False
+
+    def run(self) -> None:
+        signal.signal(signal.SIGTERM, self._on_signal)
+        signal.signal(signal.SIGINT, self._on_signal)
+        for _ in range(self.count):
+            self._spawn()
+        kill_at = None
+        while self.children:
+            if self.stopping:
+                kill_at = kill_at or time.monotonic() + self.STOP_DEADLINE
+                if time.monotonic() > kill_at:
+                    self._signal_children(signal.SIGKILL)
+                pid, status = os.waitpid(-1, os.WNOHANG)
+                if pid == 0:
+                    time.sleep(0.1)
+                    continue
+            else:
+                pid, status = os.wait()
+            started = self.children.pop(pid, None)
+            if started is None or self.stopping:
+                continue
+            LOG.warning("API worker %d ended (wait status %d); starting "
+                        "another", pid, status)
+            if time.monotonic() - started < 1:
+                # A worker that dies at once must not make this a busy loop.
+                time.sleep(1)
+            self._spawn()
+        self.server.close()
+
+    def _on_signal(self, signum, _frame) -> None:
+        if self.stopping:
+            return
+        self.stopping = True
+        LOG.info("Signal %d received, stopping %d API workers", signum,
+                 len(self.children))
+        self._signal_children(signal.SIGTERM)
+
+    def _signal_children(self, signum: int) -> None:
+        for pid in list(self.children):
+            try:
+                os.kill(pid, signum)
+            except ProcessLookupError:
+                pass
+
+    def _spawn(self) -> None:
+        # A signal between fork() and the child's own handlers would run
+        # the parent's handler in the child: hold signals across the fork.
+        held = {signal.SIGTERM, signal.SIGINT}
+        signal.pthread_sigmask(signal.SIG_BLOCK, held)
+        try:
+            pid = os.fork()
+            if pid == 0:
+                code = 1
+                try:
+                    self._worker(held)
+                    code = 0
+                except BaseException:
+                    LOG.exception("API worker %d failed", os.getpid())
+                finally:
+                    os._exit(code)
+            self.children[pid] = time.monotonic()
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
+
+    def _worker(self, held: set) -> None:
+        server = self.server
+        server.owns_socket = False
+        _stop_on_signals(server)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
+        try:
+            server.serve()
+        finally:
+            server.stop()

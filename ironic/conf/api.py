@@ -16,11 +16,12 @@ opts = [
                     "from the URL the request came in on (e.g. behind a "
                     "proxy)."),
     cfg.IntOpt("api_workers", min=1,
-               help="Read for compatibility with existing configuration "
-                    "files, but ironic-api serves from one process (a pool "
-                    "of threads); a value above 1 is logged at start-up. "
-                    "For more processes, run the WSGI application "
-                    "(ironic.api.wsgi) under mod_wsgi or uWSGI."),
+               help="Processes of ironic-api: above 1, a parent binds the "
+                    "port and keeps this many forked workers serving it, "
+                    "starting a new one when one dies. Unset means 1. The "
+                    "all-in-one ironic, whose conductor runs in that same "
+                    "process, serves from one process and logs a value "
+                    "above 1 at start-up."),
     cfg.IntOpt("server_threads", default=8, min=1,
                help="Requests the built-in server (ironic, ironic-api) "
                     "runs at once. Every open connection has a thread of "

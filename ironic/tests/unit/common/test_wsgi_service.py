@@ -1,6 +1,7 @@
 """The built-in API server: its thread count comes from the
-configuration, and it tells an operator that it does not fork the API
-workers their ironic.conf asks for."""
+configuration, and the all-in-one tells an operator that it does not fork
+the API workers their ironic.conf asks for (ironic-api does: see
+functional/test_api_workers.py)."""
 
 from __future__ import annotations
 
