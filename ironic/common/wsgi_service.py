@@ -41,14 +41,17 @@ def warn_unsupported_workers() -> bool:
 def serve_forever(application=None, workers: int = 1) -> None:
     """Serve until SIGTERM or SIGINT: from this process, or from
     ``workers`` forked processes sharing its listening socket."""
-    if workers > 1:
-        _serve_with_workers(application, workers)
-        return
     server = make_server(application)
-    _stop_on_signals(server)
+    if workers <= 1:
+        _stop_on_signals(server)
     server.prepare()
     service.freeze_startup_objects()
-    LOG.info("Bare Metal API listening on http://%s:%d/", *server.bind_addr[:2])
+    LOG.info("Bare Metal API listening on http://%s:%d/%s",
+             *server.bind_addr[:2],
+             f" with {workers} worker processes" if workers > 1 else "")
+    if workers > 1:
+        _Workers(server, workers).run()
+        return
     try:
         server.serve()
     finally:
@@ -67,15 +70,6 @@ def _stop_on_signals(server: http_server.Server) -> None:
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
-
-
-def _serve_with_workers(application, count: int) -> None:
-    server = make_server(application)
-    server.prepare()
-    service.freeze_startup_objects()
-    LOG.info("Bare Metal API listening on http://%s:%d/ with %d worker "
-             "processes", *server.bind_addr[:2], count)
-    _Workers(server, count).run()
 
 
 class _Workers:
