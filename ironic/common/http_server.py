@@ -497,8 +497,8 @@ class Server:
                 conn.sock.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
             except OSError:
                 return False
-        if len(self._connections) > MAX_KEEPALIVE_CONNECTIONS or \
-                self._stopping.is_set():
+        # (A server that is stopping is handled where the head is sent.)
+        if len(self._connections) > MAX_KEEPALIVE_CONNECTIONS:
             keep_alive = False
         response = _Response(conn.sock, environ["REQUEST_METHOD"] == "HEAD",
                              http11, keep_alive, self._stopping)
