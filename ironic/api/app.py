@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import functools
-
 import pecan
-import pecan.util
 import webob.multidict
 from pecan import hooks
 
-from ironic.api import method
+from ironic.api import method, pecan_speedups
 from ironic.api.middleware import auth
 from ironic.api.middleware.errors import ErrorMiddleware
 from ironic.api.middleware.request_id import RequestIdMiddleware
@@ -46,33 +43,8 @@ class Request(pecan.Request):
         return webob.multidict.NoVars("request bodies are not parameters")
 
 
-def _cache_argspecs() -> None:
-    """Remember pecan's argument specs instead of rebuilding them.
-
-    pecan inspects the handler's signature several times per request and
-    builds a new namedtuple class each time, a good part of a small
-    request. A function's signature never changes, so keep the answer.
-    """
-    if getattr(pecan.util._getargspec, "cached", False):
-        return
-    original = pecan.util._getargspec
-    cache: dict = {}
-
-    @functools.wraps(original)
-    def getargspec(func):
-        # Bound methods are new objects on each access; their spec (which
-        # includes self) is the function's.
-        key = getattr(func, "__func__", func)
-        spec = cache.get(key)
-        if spec is None:
-            spec = cache[key] = original(func)
-        return spec
-    getargspec.cached = True
-    pecan.util._getargspec = getargspec
-
-
 def setup_app() -> object:
-    _cache_argspecs()
+    pecan_speedups.install()
     app = pecan.make_app(
         "ironic.api.controllers.root.RootController",
         hooks=[ErrorHook()],

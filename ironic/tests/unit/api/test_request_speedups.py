@@ -1,11 +1,16 @@
 """Caches on the request path give the same answers as the uncached code:
-JSON schema validators and pecan's argument specs."""
+JSON schema validators and pecan's routing helpers."""
+
+import functools
 
 import jsonschema
+import pecan
+import pecan.rest
+import pecan.routing
 import pecan.util
 import pytest
 
-from ironic.api import app as api_app
+from ironic.api import pecan_speedups
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.common import exception
 
@@ -51,14 +56,76 @@ class _Controller:
         return ident
 
 
-def test_cached_argspecs_match_pecan_and_wrap_once():
-    api_app._cache_argspecs()
-    cached = pecan.util._getargspec
-    api_app._cache_argspecs()
-    assert pecan.util._getargspec is cached
-    original = cached.__wrapped__
+def _decorated(func):
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        return func(*args, **kwargs)
+    return wrapper
+
+
+class _Rest(pecan.rest.RestController):
+    @pecan.expose()
+    @_decorated
+    def get_one(self, ident, **params):
+        return ident
+
+
+def test_install_is_idempotent():
+    pecan_speedups.install()
+    installed = (pecan.util._getargspec, pecan.rest.getargspec,
+                 pecan.routing._detect_custom_path_segments)
+    pecan_speedups.install()
+    assert (pecan.util._getargspec, pecan.rest.getargspec,
+            pecan.routing._detect_custom_path_segments) == installed
+
+
+def test_cached_argspecs_match_pecan():
+    pecan_speedups.install()
+    original = pecan.util.getargspec.__wrapped__
     bound = _Controller().handler
-    assert cached(bound) == original(bound)
-    assert cached(_Controller().handler) is cached(bound)
-    assert cached(_Controller.handler) == original(_Controller.handler)
+    for module in (pecan.util, pecan.core, pecan.rest, pecan.routing):
+        assert module.getargspec(bound) == original(bound)
+        # Another bound method of the same function: the same answer.
+        assert module.getargspec(_Controller().handler) is \
+            module.getargspec(bound)
+    assert pecan.util.getargspec(_Controller.handler) == \
+        original(_Controller.handler)
     assert pecan.util.getargspec(bound).args == ["self", "ident", "extra"]
+    # Drilled through a decorator to the handler's own arguments.
+    assert pecan.util.getargspec(_Rest().get_one).args == ["self", "ident"]
+
+
+def test_rest_arguments_are_the_handlers_after_self():
+    pecan_speedups.install()
+    assert _Rest()._get_args_for_controller(_Rest().get_one) == ["ident"]
+
+
+def test_custom_route_conflicts_are_still_detected():
+    pecan_speedups.install()
+
+    class Clashing:
+        taken = None
+
+        @pecan.expose(route="taken")
+        def handler(self):
+            return ""
+
+    with pytest.raises(RuntimeError, match="custom path segment"):
+        pecan.routing._detect_custom_path_segments(Clashing())
+
+
+def test_a_known_controller_is_not_listed_again(monkeypatch):
+    pecan_speedups.install()
+
+    class Plain:
+        pass
+
+    listed = []
+    real_dir = dir
+    monkeypatch.setattr("builtins.dir",
+                        lambda obj: listed.append(obj) or real_dir(obj))
+    pecan.routing._detect_custom_path_segments(Plain())
+    assert listed, "the first sight of a class lists its attributes"
+    first = len(listed)
+    pecan.routing._detect_custom_path_segments(Plain())
+    assert len(listed) == first
