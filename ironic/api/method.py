@@ -76,6 +76,10 @@ def error_response(e: Exception) -> webob.Response:
         status = e.code
         message = e.detail or (MethodNotAllowed._msg_fmt if status == 405
                                else e.explanation)
+    elif isinstance(e, UnicodeDecodeError):
+        # webob decodes the path and query string as UTF-8 when read.
+        status = 400
+        message = "The request's URL is not valid UTF-8."
     elif isinstance(e, RecursionError):
         # Only a document nested past every depth check gets here.
         status = 400

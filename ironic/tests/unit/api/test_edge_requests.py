@@ -174,3 +174,11 @@ def test_patches_cannot_grow_a_document_past_the_depth_limit(api, ids):
         path += "/a/a"
     assert "deeper than 25" in _status(resp, 400)
     assert api.get("/v1/nodes/n1").status_int == 200
+
+
+@pytest.mark.parametrize("path", ["/v1/nodes/%FF", "/v1/nodes/%FF/ports",
+                                  "/v1/nodes?name=%FF", "/v1/nodes?%FF=1",
+                                  "/v1/%FF", "/v1/ports/%C3"])
+def test_a_url_that_is_not_utf8_is_400(api, path):
+    message = _status(api.get(path), 400)
+    assert "not valid UTF-8" in message

@@ -9,6 +9,7 @@ import pecan.rest
 import pecan.routing
 import pecan.util
 import pytest
+from webob import acceptparse
 
 from ironic.api import pecan_speedups
 from ironic.api.controllers.v1 import utils as api_utils
@@ -129,3 +130,39 @@ def test_a_known_controller_is_not_listed_again(monkeypatch):
     first = len(listed)
     pecan.routing._detect_custom_path_segments(Plain())
     assert len(listed) == first
+
+
+_ACCEPTS = [None, "", "*/*", "application/json", "text/html", "text/*",
+            "application/*", "application/json;q=0.5, text/plain",
+            "garbage;;;", "text/plain;q=0, application/json;q=0"]
+_OFFERS = [["application/json"], ["text/plain", "text/html",
+                                  "application/json"]]
+
+
+@pytest.mark.parametrize("value", _ACCEPTS)
+def test_known_accept_headers_match_as_webob_matches(value):
+    parsed = acceptparse.create_accept_header(value)
+    known = pecan_speedups.accept_header(value)
+    assert known is pecan_speedups.accept_header(value)
+    assert known.header_value == parsed.header_value
+    for offers in _OFFERS * 2:
+        assert known.acceptable_offers(offers) == \
+            parsed.acceptable_offers(offers)
+    # Callers get their own list.
+    known.acceptable_offers(_OFFERS[0]).append("x")
+    assert known.acceptable_offers(_OFFERS[0]) == \
+        parsed.acceptable_offers(_OFFERS[0])
+
+
+@pytest.mark.parametrize("value, status", [
+    (None, 200), ("", 200), ("*/*", 200), ("application/json", 200),
+    ("application/*", 200), ("application/json;q=0.5, text/plain", 200),
+    ("garbage;;;", 200), ("text/html", 406), ("text/*", 406),
+])
+def test_content_negotiation_is_unchanged(api, value, status):
+    # As the API answered before parsed headers were remembered.
+    headers = {} if value is None else {"Accept": value}
+    for _ in range(2):
+        resp = api.get("/v1/nodes", headers=headers)
+        assert resp.status_int == status, resp.body
+        assert resp.content_type == "application/json"
