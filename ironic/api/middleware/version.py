@@ -1,14 +1,18 @@
-"""Microversion negotiation for /v1.
+"""Microversion negotiation.
 
 Reads the requested version from ``OpenStack-API-Version: baremetal 1.N``
 or ``X-OpenStack-Ironic-API-Version`` ("latest" allowed), answers 406 for
-a malformed one or one out of range, stores the chosen minor number
-in ``environ['ironic.api_version']`` and adds the version headers to every
-response.
+a malformed one or one out of range (on every path, as the reference
+service does), stores the chosen minor number in
+``environ['ironic.api_version']`` and adds the version headers to every
+response: the minimum and maximum, and the chosen version on ``/`` and
+``/v1``. Those are the headers the reference service sends and its clients
+read; the ``OpenStack-API-*`` forms are accepted but not sent back.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 
 from ironic.api.controllers.v1 import versions
@@ -63,7 +67,9 @@ def negotiate(value: str | None) -> int:
     return minor
 
 
+@functools.lru_cache(maxsize=None)
 def _headers(minor: int | None) -> list[tuple[str, str]]:
+    # The same few lists for every response (callers never change them).
     headers = [
         ("X-OpenStack-Ironic-API-Minimum-Version",
          versions.MIN_VERSION_STRING),
@@ -71,16 +77,13 @@ def _headers(minor: int | None) -> list[tuple[str, str]]:
          versions.MAX_VERSION_STRING),
     ]
     if minor is not None:
-        headers += [
-            ("X-OpenStack-Ironic-API-Version", f"1.{minor}"),
-            ("OpenStack-API-Minimum-Version",
-             f"baremetal {versions.MIN_VERSION_STRING}"),
-            ("OpenStack-API-Maximum-Version",
-             f"baremetal {versions.MAX_VERSION_STRING}"),
-            ("OpenStack-API-Version", f"baremetal 1.{minor}"),
-            ("Vary", "X-OpenStack-Ironic-API-Version, OpenStack-API-Version"),
-        ]
+        headers.append(("X-OpenStack-Ironic-API-Version", f"1.{minor}"))
     return headers
+
+
+def _versioned(path: str) -> bool:
+    """Whether a response on ``path`` names the chosen version."""
+    return path in ("", "/", "/v1") or path.startswith("/v1/")
 
 
 class VersionMiddleware:
@@ -88,17 +91,14 @@ class VersionMiddleware:
         self.app = app
 
     def __call__(self, environ, start_response):
-        path = environ.get("PATH_INFO", "")
-        minor = None
-        if path == "/v1" or path.startswith("/v1/"):
-            try:
-                minor = negotiate(requested_version(environ))
-            except VersionNegotiationError as e:
-                return error_app_response(start_response, e.status,
-                                          e.message, _headers(None))
-        environ[ENV_KEY] = minor if minor is not None \
-            else versions.MIN_VERSION
-        extra = _headers(minor)
+        try:
+            minor = negotiate(requested_version(environ))
+        except VersionNegotiationError as e:
+            return error_app_response(start_response, e.status,
+                                      e.message, _headers(None))
+        environ[ENV_KEY] = minor
+        extra = _headers(minor if _versioned(environ.get("PATH_INFO", ""))
+                         else None)
 
         def _start(status, headers, exc_info=None):
             return start_response(status, headers + extra, exc_info)
