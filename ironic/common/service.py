@@ -19,6 +19,9 @@ def prepare_service(prog: str, argv: list[str] | None = None,
          default_config_files=default_config_files)
     log.setup(CONF, "ironic")
     set_database_default()
+    if CONF.rpc_transport != "none":
+        from ironic.common import rpc
+        rpc.register_opts()
 
 
 def set_database_default() -> None:

@@ -24,8 +24,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import oslo_messaging as messaging
-
 from ironic.common import agent_token, exception
 from ironic.common import context as ctx_mod
 from ironic.conductor import (
@@ -59,7 +57,13 @@ def _context(value: Any) -> ctx_mod.RequestContext:
 
 class ConductorManager:
     RPC_API_VERSION = RPC_API_VERSION
-    target = messaging.Target(version=RPC_API_VERSION)
+
+    @property
+    def target(self):
+        # Read by oslo.messaging's dispatcher, the only user: importing it
+        # waits until a message server exists (see ironic.common.rpc).
+        import oslo_messaging
+        return oslo_messaging.Target(version=RPC_API_VERSION)
 
     def __init__(self, host: str, pool: workers.WorkerPool | None = None):
         self.host = host

@@ -65,6 +65,8 @@ def _wait(predicate, timeout: float, what: str):
 def cluster(backend_db, config, tmp_path, request):
     rabbit = require_service("rabbitmq").replace("amqp://", "rabbit://", 1)
     ifx.configure_test_drivers(config)
+    # What prepare_service does for the oslo transport.
+    rpc.register_opts()
     config(transport_url=rabbit, rpc_transport="oslo")
     config("conductor", heartbeat_timeout=4)
     rpc.reset()

@@ -21,6 +21,8 @@ def oslo_conductor(database, config):
     # oslo.messaging names its RabbitMQ driver "rabbit".
     url = require_service("rabbitmq").replace("amqp://", "rabbit://", 1)
     host = f"it-{uuid.uuid4().hex[:8]}"
+    # What prepare_service does for the oslo transport.
+    rpc.register_opts()
     config(transport_url=url, rpc_transport="oslo", host=host)
     config("conductor", node_locked_retry_attempts=0)
     rpc.reset()

@@ -1,0 +1,90 @@
+"""The conductor's worker pool: slots, its own reusable daemon threads."""
+
+import threading
+
+import pytest
+
+from ironic.common import exception
+from ironic.conductor import workers
+
+
+@pytest.fixture
+def pool():
+    pool = workers.WorkerPool(3, name="test-worker")
+    yield pool
+    pool.shutdown(wait=True)
+
+
+def _pool_threads(name="test-worker"):
+    return [t for t in threading.enumerate() if t.name.startswith(name)]
+
+
+def test_a_call_returns_its_result_or_its_error(pool):
+    assert pool.spawn(lambda x: x * 2, 21).result(timeout=5) == 42
+
+    def fail():
+        raise ValueError("no BMC")
+
+    with pytest.raises(ValueError, match="no BMC"):
+        pool.spawn(fail).result(timeout=5)
+    # A failed call gives its slot back.
+    assert pool.wait_idle(5)
+    slots = [pool.reserve() for _ in range(3)]
+    for slot in slots:
+        slot.release()
+
+
+def test_idle_threads_are_reused(pool):
+    for i in range(20):
+        assert pool.spawn(lambda i=i: i).result(timeout=5) == i
+    threads = _pool_threads()
+    assert len(threads) == 1
+    assert all(t.daemon for t in threads)
+
+
+def test_every_slot_runs_at_once_and_a_fourth_is_refused(pool):
+    release = threading.Event()
+    started = threading.Barrier(4)
+
+    def hold():
+        started.wait(timeout=5)
+        return release.wait(timeout=5)
+
+    futures = [pool.spawn(hold) for _ in range(3)]
+    started.wait(timeout=5)
+    assert pool.running == 3
+    assert len(_pool_threads()) == 3
+    with pytest.raises(exception.NoFreeConductorWorker):
+        pool.reserve()
+    release.set()
+    assert [f.result(timeout=5) for f in futures] == [True] * 3
+    assert pool.wait_idle(5)
+    assert pool.running == 0
+
+
+def test_wait_idle_times_out_while_a_call_runs(pool):
+    release = threading.Event()
+    future = pool.spawn(release.wait, 5)
+    assert not pool.wait_idle(0.05)
+    release.set()
+    assert future.result(timeout=5)
+    assert pool.wait_idle(5)
+
+
+def test_shutdown_lets_submitted_calls_finish_then_stops():
+    threads = workers._Threads(1, "stopping-worker")
+    gate = threading.Event()
+    first = threads.submit(lambda: gate.wait(5))
+    # Queued behind the first: the only thread is busy.
+    second = threads.submit(lambda: "second")
+    assert not second.done()
+    stopper = threading.Thread(target=threads.shutdown, args=(True,))
+    stopper.start()
+    gate.set()
+    stopper.join(5)
+    assert not stopper.is_alive()
+    assert first.result(timeout=0) is True
+    assert second.result(timeout=0) == "second"
+    assert _pool_threads("stopping-worker") == []
+    with pytest.raises(RuntimeError):
+        threads.submit(lambda: None)
