@@ -14,10 +14,10 @@ controller classes, which never change once the application is built:
   against the handler's content types, although clients send the same one
   or two header values every time.
 
-Together that was a third of a node GET. ``install()`` replaces those with
-versions that remember the answer; routing and content negotiation
-themselves are pecan's and webob's, unchanged. It is idempotent and runs
-before the application is built.
+Together that was over a quarter of the instructions of a node GET.
+``install()`` replaces those with versions that remember the answer;
+routing and content negotiation themselves are pecan's and webob's,
+unchanged. It is idempotent and runs before the application is built.
 """
 
 from __future__ import annotations

@@ -12,8 +12,9 @@ Messages carry a context dict, the method name and plain JSON keyword
 arguments (identifiers, never objects).
 
 oslo.messaging is imported only by the ``oslo`` transport: with it come
-eventlet, dnspython and kombu, about 400 modules and 15 MiB that the
-all-in-one on its embedded defaults never uses.
+kombu and oslo.service, and through that eventlet and dnspython, modules
+the all-in-one on its embedded defaults never uses (with the worker pool's
+own threads, 430 fewer modules and 22 MiB less memory at start-up).
 """
 
 from __future__ import annotations
