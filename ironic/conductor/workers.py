@@ -129,6 +129,12 @@ class WorkerPool:
         with self._idle:
             self._running += 1
 
+        def _done():
+            self._free.release()
+            with self._idle:
+                self._running -= 1
+                self._idle.notify_all()
+
         def _job():
             try:
                 return func(*args, **kwargs)
@@ -136,12 +142,15 @@ class WorkerPool:
                 LOG.exception("Conductor worker %s failed", func)
                 raise
             finally:
-                self._free.release()
-                with self._idle:
-                    self._running -= 1
-                    self._idle.notify_all()
+                _done()
 
-        return self._threads.submit(_job)
+        try:
+            return self._threads.submit(_job)
+        except RuntimeError:
+            # A pool shut down while stopping: the call never runs, so its
+            # slot and its count must not wait for it.
+            _done()
+            raise
 
     def spawn(self, func: Callable, *args: Any, **kwargs: Any
               ) -> Future:

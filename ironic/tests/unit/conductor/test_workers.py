@@ -88,3 +88,13 @@ def test_shutdown_lets_submitted_calls_finish_then_stops():
     assert _pool_threads("stopping-worker") == []
     with pytest.raises(RuntimeError):
         threads.submit(lambda: None)
+
+
+def test_a_call_refused_after_shutdown_gives_its_slot_back():
+    pool = workers.WorkerPool(1, name="closed-worker")
+    pool.shutdown(wait=True)
+    with pytest.raises(RuntimeError):
+        pool.spawn(lambda: None)
+    assert pool.running == 0
+    assert pool.wait_idle(0)
+    pool.reserve().release()
