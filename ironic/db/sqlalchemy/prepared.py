@@ -33,6 +33,8 @@ class _Plan(NamedTuple):
     binds: dict[str, Callable]
     results: tuple[tuple[int, Callable], ...]
     row: type
+    #: The driver's base exception (DB-API ``Error``).
+    dbapi_error: type[Exception]
 
 
 class PreparedSelect:
@@ -65,7 +67,8 @@ class PreparedSelect:
         row = collections.namedtuple("Row", [c.key for c in columns])
         return _Plan(engine, compiled.string,
                      tuple(compiled.positiontup) if compiled.positional
-                     else None, binds, tuple(results), row)
+                     else None, binds, tuple(results), row,
+                     dialect.loaded_dbapi.Error)
 
     def _current_plan(self) -> _Plan:
         engine = db_engine.get_engine()
@@ -83,7 +86,6 @@ class PreparedSelect:
             values[name] = process(values[name])
         args = (values if plan.order is None
                 else tuple(values[name] for name in plan.order))
-        dbapi_error = plan.engine.dialect.loaded_dbapi.Error
         connection = plan.engine.raw_connection()
         try:
             cursor = connection.cursor()
@@ -92,7 +94,7 @@ class PreparedSelect:
                 raw_rows = cursor.fetchall()
             finally:
                 cursor.close()
-        except dbapi_error:
+        except plan.dbapi_error:
             connection.invalidate()
             return self._through_sqlalchemy(plan, params)
         finally:
