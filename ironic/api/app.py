@@ -1,4 +1,5 @@
-"""Builds the WSGI application: pecan routing inside our middlewares."""
+"""Builds the WSGI application: pecan routing (and the direct routes in
+front of it) inside our middlewares."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import pecan
 import webob.multidict
 from pecan import hooks
 
-from ironic.api import method, pecan_speedups
+from ironic.api import direct_routes, method, pecan_speedups
 from ironic.api.middleware import auth
 from ironic.api.middleware.errors import ErrorMiddleware
 from ironic.api.middleware.request_id import RequestIdMiddleware
@@ -64,6 +65,7 @@ def setup_app() -> object:
         debug=False,
         request_cls=Request,
     )
+    app = direct_routes.DirectRoutes(app)
     # Inside authentication: an unauthenticated caller's body is not read.
     app = RequestLimitMiddleware(app)
     app = auth.wrap(app, CONF)

@@ -12,6 +12,7 @@ import functools
 import inspect
 import json
 import logging
+import threading
 from typing import Any, Callable
 
 import orjson
@@ -29,14 +30,25 @@ from ironic.conf import CONF
 
 LOG = logging.getLogger(__name__)
 
+# The WSGI environ of the request the current thread answers, bound by the
+# application (``ironic.api.app``) around pecan and the direct routes alike:
+# the helpers below work on both paths, and reading it here costs less than
+# going through pecan's context-local proxies.
+_current = threading.local()
+
+
+def bind_request(environ: dict | None) -> None:
+    """Make ``environ`` the current thread's request (None: no request)."""
+    _current.environ = environ
+
 
 def version() -> int:
     """Minor number of the microversion this request negotiated."""
-    return pecan.request.environ[version_mw.ENV_KEY]
+    return _current.environ[version_mw.ENV_KEY]
 
 
 def context() -> RequestContext:
-    return pecan.request.environ[auth_mw.ENV_KEY]
+    return _current.environ[auth_mw.ENV_KEY]
 
 
 def json_body(expect: type = dict) -> Any:
@@ -221,4 +233,6 @@ def expose(**kwargs) -> Callable:
 
 
 def public_url() -> str:
-    return (CONF.api.public_endpoint or pecan.request.host_url).rstrip("/")
+    return (CONF.api.public_endpoint
+            or webob.request.BaseRequest(_current.environ).host_url
+            ).rstrip("/")

@@ -463,6 +463,16 @@ def get_node(ident: str, with_traits: bool = False) -> Node:
     raise exception.NodeNotFound(node=ident)
 
 
+def node_document(ident: str, fields: str | None = None) -> dict:
+    """``GET /v1/nodes/{ident}[?fields=...]``, for the routed handler and
+    for ``ironic.api.direct_routes``."""
+    policy.authorize("baremetal:node:get", method.context())
+    wanted = parse_node_fields(fields, method.version())
+    return show_node(get_node(
+        ident, with_traits=wanted is None or "traits" in wanted),
+        with_links(wanted) if wanted else None)
+
+
 def show_node(node: Node, fields: list[str] | None = None) -> dict:
     ver = method.version()
     fields = fields or visible_fields(ver)
@@ -692,12 +702,7 @@ class NodesController(rest.RestController):
         if unknown:
             raise exception.InvalidParameterValue(
                 err=f"Unknown query parameter(s): {', '.join(unknown)}")
-        policy.authorize("baremetal:node:get", method.context())
-        ver = method.version()
-        fields = parse_node_fields(params.get("fields"), ver)
-        return show_node(get_node(
-            ident, with_traits=fields is None or "traits" in fields),
-            with_links(fields) if fields else None)
+        return node_document(ident, params.get("fields"))
 
     @expose()
     @api_method(status=201)
