@@ -233,6 +233,22 @@ def expose(**kwargs) -> Callable:
 
 
 def public_url() -> str:
-    return (CONF.api.public_endpoint
-            or webob.request.BaseRequest(_current.environ).host_url
-            ).rstrip("/")
+    """The service's URL for links: ``[api]public_endpoint``, or else
+    what the request was sent to."""
+    if CONF.api.public_endpoint:
+        return CONF.api.public_endpoint.rstrip("/")
+    environ = _current.environ
+    return _host_url(environ["wsgi.url_scheme"], environ.get("HTTP_HOST"),
+                     environ.get("SERVER_NAME"), environ.get("SERVER_PORT"))
+
+
+@functools.lru_cache(maxsize=64)
+def _host_url(scheme: str, host: str | None, server_name: str | None,
+              server_port: str | None) -> str:
+    # webob's rules (default ports, IPv6 brackets), worked out once for
+    # each Host a client sends rather than on every node document.
+    environ = {"wsgi.url_scheme": scheme, "SERVER_NAME": server_name,
+               "SERVER_PORT": server_port}
+    if host is not None:
+        environ["HTTP_HOST"] = host
+    return webob.request.BaseRequest(environ).host_url.rstrip("/")

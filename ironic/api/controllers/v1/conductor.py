@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime
 from typing import Any
 
 from pecan import rest
@@ -22,10 +21,6 @@ _LIST_PARAMS = {"limit", "marker", "sort_key", "sort_dir", "fields",
                 "detail"}
 
 
-def _iso(value: datetime.datetime | None) -> str | None:
-    if value is None:
-        return None
-    return value.replace(tzinfo=datetime.timezone.utc).isoformat()
 
 
 def conductor_view(cond: Conductor, fields: tuple | list) -> dict:
@@ -36,7 +31,7 @@ def conductor_view(cond: Conductor, fields: tuple | list) -> dict:
         elif name == "links":
             out[name] = api_utils.link("conductors", cond.hostname)
         elif name in ("created_at", "updated_at"):
-            out[name] = _iso(getattr(cond, name))
+            out[name] = api_utils.iso(getattr(cond, name))
         else:
             out[name] = getattr(cond, name)
     return out

@@ -7,7 +7,7 @@ import datetime
 import functools
 import re
 import types
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import pecan
 from pecan import rest
@@ -123,10 +123,7 @@ def with_links(fields: list[str]) -> list[str]:
     return fields if "links" in fields else fields + ["links"]
 
 
-def iso(value: datetime.datetime | None) -> str | None:
-    if value is None:
-        return None
-    return value.replace(tzinfo=datetime.timezone.utc).isoformat()
+iso = api_utils.iso
 
 
 def state_for_version(state: str | None, ver: int) -> str | None:
@@ -217,11 +214,20 @@ def _renderer(name: str, ver: int) -> Callable[[dict, _ViewContext], Any] | None
     return None
 
 
+class _ViewPlan(NamedTuple):
+    #: Every field of the document, in its order.
+    names: tuple[str, ...]
+    #: The fields not shown as stored, and how to show them.
+    rendered: tuple[tuple[str, Callable[[dict, _ViewContext], Any]], ...]
+
+
 @functools.lru_cache(maxsize=512)
-def _view_plan(fields: tuple[str, ...], ver: int) -> tuple[tuple, ...]:
+def _view_plan(fields: tuple[str, ...], ver: int) -> _ViewPlan:
     # The same few field lists come back on every request; choosing their
     # renderers anew each time cost more than a single node's rendering.
-    return tuple((name, _renderer(name, ver)) for name in fields)
+    renderers = ((name, _renderer(name, ver)) for name in fields)
+    return _ViewPlan(fields, tuple((name, render) for name, render
+                                   in renderers if render is not None))
 
 
 def node_views(rows: list[dict], fields: list[str], ver: int, url: str,
@@ -229,9 +235,15 @@ def node_views(rows: list[dict], fields: list[str], ver: int, url: str,
     """The API documents of ``rows``, with only ``fields``."""
     plan = _view_plan(tuple(fields), ver)
     ctx = _ViewContext(url, rel)
-    return [{name: row.get(name) if render is None else render(row, ctx)
-             for name, render in plan}
-            for row in rows]
+    docs = []
+    for row in rows:
+        # Most fields are shown as stored: copied in one pass (which also
+        # fixes the order of the keys), then the others are replaced.
+        doc = dict(zip(plan.names, map(row.get, plan.names), strict=True))
+        for name, render in plan.rendered:
+            doc[name] = render(row, ctx)
+        docs.append(doc)
+    return docs
 
 
 def node_view(row: dict, fields: list[str], ver: int, url: str,

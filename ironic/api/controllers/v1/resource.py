@@ -11,7 +11,6 @@ never existed is 400.
 from __future__ import annotations
 
 import dataclasses
-import datetime
 from typing import Any, Iterable, NamedTuple
 
 from ironic.api.controllers.v1 import utils as api_utils
@@ -63,10 +62,7 @@ class Spec:
         return [c for c in table_cols if c in cols]
 
 
-def iso(value: datetime.datetime | None) -> str | None:
-    if value is None:
-        return None
-    return value.replace(tzinfo=datetime.timezone.utc).isoformat()
+iso = api_utils.iso
 
 
 def check_names(spec: Spec, names: Iterable[str], ver: int,

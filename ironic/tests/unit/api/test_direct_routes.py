@@ -123,3 +123,26 @@ def test_the_request_is_unbound_after_each_answer(api, node):
     for path in (f"/v1/nodes/{node['uuid']}", "/v1/nodes", "/v1/nowhere"):
         api.get(path)
         assert method._current.environ is None
+
+
+@pytest.mark.parametrize("headers, expected", [
+    ({}, "http://localhost"),
+    ({"Host": "example.com:80"}, "http://example.com"),
+    ({"Host": "example.com:6385"}, "http://example.com:6385"),
+    ({"Host": "[::1]:6385"}, "http://[::1]:6385"),
+    ({"Host": "[::1]"}, "http://[::1]"),
+])
+def test_links_name_the_host_the_request_was_sent_to(api, node, headers,
+                                                     expected):
+    for _ in range(2):
+        # The second time from what was worked out the first.
+        doc = api.get(f"/v1/nodes/{node['uuid']}", headers=headers).json
+        assert doc["links"][0]["href"] == \
+            f"{expected}/v1/nodes/{node['uuid']}"
+
+
+def test_links_use_the_public_endpoint(api, node, config):
+    config("api", public_endpoint="https://bm.example/api/")
+    doc = api.get(f"/v1/nodes/{node['uuid']}").json
+    assert doc["links"][0]["href"] == \
+        f"https://bm.example/api/v1/nodes/{node['uuid']}"

@@ -63,3 +63,27 @@ def test_orm_style_instance_reads_attributes():
     # Later assignments are tracked as changes, as for a new object.
     thing.name = "renamed"
     assert thing.what_changed() == {"name"}
+
+
+def test_as_dict_has_every_field_in_order_however_built():
+    row, = _rows("SELECT 'n1' AS name, 'u-1' AS uuid, '{}' AS extra, "
+                 "1 AS id")
+    made = Thing(uuid="u-2", name="n2")
+    made.extra = {"k": 1}
+    for thing in (made, Thing.from_db(row)):
+        doc = thing.as_dict()
+        assert list(doc) == list(Thing.fields)
+        assert doc == {n: getattr(thing, n) for n in Thing.fields}
+    assert made.as_dict()["extra"] == {"k": 1}
+    assert OneField(name="x").as_dict() == {"name": "x"}
+
+
+def test_as_dict_reads_a_field_kept_outside_the_instance():
+    class Derived(Thing):
+        @property
+        def computed(self):
+            return "worked out"
+
+    thing = Derived.__new__(Derived)
+    thing.__dict__.update(uuid="u", name="n", extra={}, _changed=set())
+    assert thing.as_dict()["computed"] == "worked out"
