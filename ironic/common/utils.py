@@ -3,32 +3,38 @@
 import re
 import uuid
 
+# Whole strings only (fullmatch): "$" would also accept a trailing newline.
 _UUID_RE = re.compile(
-    r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?"
-    r"[0-9a-fA-F]{12}$")
+    r"[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?"
+    r"[0-9a-fA-F]{12}")
+_CANONICAL_UUID_RE = re.compile(
+    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 # RFC 3986 unreserved characters (API 1.10 and later).
-_NAME_RE = re.compile(r"^[A-Za-z0-9\-._~]+$")
-_MAC_RE = re.compile(r"^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$", re.IGNORECASE)
-_INFINIBAND_MAC_RE = re.compile(r"^([0-9a-f]{2}:){19}[0-9a-f]{2}$",
+_NAME_RE = re.compile(r"[A-Za-z0-9\-._~]+")
+_MAC_RE = re.compile(r"([0-9a-f]{2}[:-]){5}[0-9a-f]{2}", re.IGNORECASE)
+_INFINIBAND_MAC_RE = re.compile(r"([0-9a-f]{2}:){19}[0-9a-f]{2}",
                                 re.IGNORECASE)
 
 
 def is_uuid_like(value) -> bool:
-    return isinstance(value, str) and bool(_UUID_RE.match(value))
+    return isinstance(value, str) and bool(_UUID_RE.fullmatch(value))
 
 
 def normalize_uuid(value: str) -> str:
+    if _CANONICAL_UUID_RE.fullmatch(value):
+        # Already in the canonical form: no need to parse it.
+        return value
     return str(uuid.UUID(value))
 
 
 def is_valid_logical_name(value) -> bool:
     return (isinstance(value, str) and 0 < len(value) <= 255
-            and bool(_NAME_RE.match(value)) and not is_uuid_like(value))
+            and bool(_NAME_RE.fullmatch(value)) and not is_uuid_like(value))
 
 
 def is_valid_mac(value) -> bool:
     return isinstance(value, str) and bool(
-        _MAC_RE.match(value) or _INFINIBAND_MAC_RE.match(value))
+        _MAC_RE.fullmatch(value) or _INFINIBAND_MAC_RE.fullmatch(value))
 
 
 def normalize_mac(value: str) -> str:

@@ -146,3 +146,9 @@ def test_links_use_the_public_endpoint(api, node, config):
     doc = api.get(f"/v1/nodes/{node['uuid']}").json
     assert doc["links"][0]["href"] == \
         f"https://bm.example/api/v1/nodes/{node['uuid']}"
+
+
+def test_a_uuid_with_a_trailing_newline_is_a_bad_identifier(api, node):
+    # It passed the UUID check, then failed to parse: a 500.
+    resp = api.get(f"/v1/nodes/{node['uuid']}%0A", version="latest")
+    assert resp.status_int == 400

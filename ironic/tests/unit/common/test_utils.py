@@ -34,3 +34,22 @@ def test_freeze_startup_objects_takes_live_objects_out_of_collections():
         assert not any(id(o) in tracked for o in kept)
     finally:
         gc.unfreeze()
+
+
+U = "0b1d5c7e-2a44-4b0e-9a55-1c3d2e4f6a7b"
+
+
+@pytest.mark.parametrize("check, value", [
+    (utils.is_uuid_like, U + "\n"),
+    (utils.is_valid_logical_name, "node-1\n"),
+    (utils.is_valid_mac, "52:54:00:12:34:56\n"),
+])
+def test_a_trailing_newline_is_not_part_of_a_valid_value(check, value):
+    assert check(value.rstrip("\n"))
+    assert not check(value)
+
+
+@pytest.mark.parametrize("value", [
+    U, U.upper(), U.replace("-", ""), "{" + U + "}", "urn:uuid:" + U])
+def test_normalize_uuid_gives_the_canonical_form(value):
+    assert utils.normalize_uuid(value) == U
