@@ -8,9 +8,20 @@ are not versioned, so every response carries both.
 
 from __future__ import annotations
 
-import uuid
+import os
 
 ENV_KEY = "openstack.request_id"
+
+
+def new_request_id() -> str:
+    """``req-`` and a random (version 4) UUID, written out directly: a
+    uuid.UUID object only to format it cost several microseconds per
+    request."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = raw[6] & 0x0F | 0x40  # version 4
+    raw[8] = raw[8] & 0x3F | 0x80  # RFC 9562 variant
+    h = raw.hex()
+    return f"req-{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 class RequestIdMiddleware:
@@ -18,7 +29,7 @@ class RequestIdMiddleware:
         self.app = app
 
     def __call__(self, environ, start_response):
-        req_id = f"req-{uuid.uuid4()}"
+        req_id = new_request_id()
         environ[ENV_KEY] = req_id
         extra = [("openstack-request-id", req_id),
                  ("x-openstack-request-id", req_id)]

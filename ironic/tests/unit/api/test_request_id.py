@@ -1,6 +1,9 @@
 """Every response names its request (API 1.107 headers)."""
 
 import re
+import uuid
+
+from ironic.api.middleware import request_id
 
 
 def test_request_id_headers(api):
@@ -14,3 +17,15 @@ def test_request_id_headers(api):
     assert first.headers["openstack-request-id"] != \
         second.headers["openstack-request-id"]
     assert api.get("/").headers["x-openstack-request-id"]
+
+
+def test_request_ids_are_random_version_4_uuids():
+    seen = set()
+    for _ in range(2000):
+        rid = request_id.new_request_id()
+        assert rid.startswith("req-")
+        parsed = uuid.UUID(rid[4:])
+        assert str(parsed) == rid[4:]
+        assert parsed.version == 4 and parsed.variant == uuid.RFC_4122
+        seen.add(rid)
+    assert len(seen) == 2000
