@@ -21,8 +21,6 @@ _LIST_PARAMS = {"limit", "marker", "sort_key", "sort_dir", "fields",
                 "detail"}
 
 
-
-
 def conductor_view(cond: Conductor, fields: tuple | list) -> dict:
     out: dict[str, Any] = {}
     for name in fields:
