@@ -29,7 +29,7 @@ _PUBLIC_RE = re.compile(
 
 
 def is_public_path(path: str) -> bool:
-    return bool(_PUBLIC_RE.match(path))
+    return bool(_PUBLIC_RE.fullmatch(path))
 
 
 def _context_from_headers(environ) -> RequestContext:

@@ -50,7 +50,7 @@ def negotiate(value: str | None) -> int:
         return versions.MIN_VERSION
     if value.lower() == "latest":
         return versions.MAX_VERSION
-    match = _VERSION_RE.match(value)
+    match = _VERSION_RE.fullmatch(value)
     if not match:
         # Not a version at all is "not acceptable" too (406), like a
         # version out of range: clients treat both the same way.

@@ -106,7 +106,7 @@ def _check_llc(llc: dict, ver: int | None, is_smartnic: bool) -> None:
     switch_id = llc.get("switch_id")
     if switch_id is not None and not (
             utils.is_valid_mac(switch_id) or
-            re.match(_DATAPATH_ID_RE, switch_id)):
+            re.fullmatch(_DATAPATH_ID_RE, switch_id)):
         raise exception.InvalidParameterValue(
             err=f"Invalid switch_id {switch_id!r} in local_link_connection: "
                 f"expected a MAC address or an OpenFlow datapath id.")

@@ -99,7 +99,7 @@ def test_public_heartbeat_needs_no_credentials_for_post(basic_api):
 
 def test_similar_paths_are_not_public(basic_api):
     for path in ("/v1/nodes", "/v1/lookupx", "/v1/heartbeat/a/b",
-                 "/v1/heartbeat", "/v2"):
+                 "/v1/heartbeat", "/v2", "/v1/lookup%0A", "/v1%0A"):
         _assert_401(basic_api.get(path))
 
 

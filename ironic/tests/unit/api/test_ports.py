@@ -149,6 +149,8 @@ def test_unknown_attribute_and_bad_uuid_are_400(api):
 @pytest.mark.parametrize("llc, version", [
     ({"switch_id": "0a:1b:2c:3d:4e:5f"}, "1.38"),          # no port_id
     ({"port_id": "1", "switch_id": "not-a-switch"}, "1.38"),
+    ({"port_id": "1", "switch_id": "00:00:0a:1b:2c:3d:4e:5f\n"}, "1.38"),
+    ({"port_id": "1", "switch_id": "0a:1b:2c:3d:4e:5f\n"}, "1.38"),
     ({"port_id": "1", "switch_id": "0a:1b:2c:3d:4e:5f", "x": 1}, "1.38"),
     ({"port_id": 1, "switch_id": "0a:1b:2c:3d:4e:5f"}, "1.38"),
     ({"network_type": "unmanaged"}, "1.63"),                # too new: 406
