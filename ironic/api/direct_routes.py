@@ -14,8 +14,9 @@ Only requests whose answer cannot differ from pecan's are taken:
 * no query string, or a single ``fields`` list;
 * no ``Accept`` header, or one that asks for JSON or anything.
 
-Everything else, and every request that fails here, goes to pecan, so that
-each error answer (and its logging) is the routed handler's own.
+Everything else goes to pecan. Errors are answered as the routed handler
+answers them (``method.error_response``), without running the request a
+second time: a database that does not answer is waited for once.
 """
 
 from __future__ import annotations
@@ -46,9 +47,13 @@ class DirectRoutes:
                  ) -> Iterable[bytes]:
         method.bind_request(environ)
         try:
-            body = _node_document(environ)
-            if body is None:
+            wanted = _plain_node_get(environ)
+            if wanted is None:
                 return self.routed(environ, start_response)
+            try:
+                body = method.dumps(node_api.node_document(*wanted))
+            except Exception as e:  # noqa: BLE001 - mapped to the API
+                return method.error_response(e)(environ, start_response)
             start_response("200 OK", [("Content-Type", "application/json"),
                                       ("Content-Length", str(len(body)))])
             return [body]
@@ -56,22 +61,18 @@ class DirectRoutes:
             method.bind_request(None)
 
 
-def _node_document(environ: dict) -> bytes | None:
-    """The body of a plain node GET, or None for pecan to answer."""
+def _plain_node_get(environ: dict) -> tuple[str, str | None] | None:
+    """The node and ``fields`` of a plain node GET; None for pecan."""
     if environ["REQUEST_METHOD"] != "GET" or \
             environ.get("HTTP_ACCEPT") not in _PLAIN_ACCEPT:
         return None
     path = _NODE_PATH.fullmatch(environ.get("PATH_INFO", ""))
     if path is None or path[1] in _NOT_AN_IDENT:
         return None
-    fields = None
     query = environ.get("QUERY_STRING")
-    if query:
-        wanted = _FIELDS_QUERY.fullmatch(query)
-        if wanted is None:
-            return None
-        fields = wanted[1].replace("%2C", ",").replace("%2c", ",")
-    try:
-        return method.dumps(node_api.node_document(path[1], fields))
-    except Exception:  # noqa: BLE001 - pecan answers it, as for any error
+    if not query:
+        return path[1], None
+    wanted = _FIELDS_QUERY.fullmatch(query)
+    if wanted is None:
         return None
+    return path[1], wanted[1].replace("%2C", ",").replace("%2c", ",")

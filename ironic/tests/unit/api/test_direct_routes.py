@@ -1,5 +1,6 @@
 """The node GET answered in front of pecan gives pecan's answer, byte for
-byte, and leaves to pecan every request it would answer differently."""
+byte, errors included, and leaves to pecan every request it would answer
+differently."""
 
 import json
 
@@ -7,21 +8,22 @@ import pytest
 import webob
 
 from ironic.api import direct_routes, method
+from ironic.api.controllers.v1 import node as node_api
 
 
 @pytest.fixture
 def taken(monkeypatch):
     """The paths the direct route answered."""
     seen = []
-    answer = direct_routes._node_document
+    plain = direct_routes._plain_node_get
 
     def spy(environ):
-        body = answer(environ)
-        if body is not None:
+        wanted = plain(environ)
+        if wanted is not None:
             seen.append(environ["PATH_INFO"] + "?" +
                         environ.get("QUERY_STRING", ""))
-        return body
-    monkeypatch.setattr(direct_routes, "_node_document", spy)
+        return wanted
+    monkeypatch.setattr(direct_routes, "_plain_node_get", spy)
     return seen
 
 
@@ -48,7 +50,7 @@ def _answer(api, path, version, accept):
 
 def _routed(api, monkeypatch, *args):
     with monkeypatch.context() as m:
-        m.setattr(direct_routes, "_node_document", lambda environ: None)
+        m.setattr(direct_routes, "_plain_node_get", lambda environ: None)
         return _answer(api, *args)
 
 
@@ -64,6 +66,13 @@ def _routed(api, monkeypatch, *args):
      None),
     ("/v1/nodes/{uuid}.json", "1.90", None),
     ("/v1/nodes/{uuid_upper}", "latest", None),
+    # Errors, in the API's error body.
+    ("/v1/nodes/no-such-node", "latest", None),
+    ("/v1/nodes/{name}", "1.4", None),
+    ("/v1/nodes/{uuid}.json", "latest", None),
+    ("/v1/nodes/{uuid}?fields=uuid,nonsense", "latest", None),
+    ("/v1/nodes/{uuid}?fields=uuid,shard", "1.80", None),
+    ("/v1/nodes/{uuid}?fields=uuid", "1.7", None),
 ])
 def test_the_direct_answer_is_pecans(api, node, taken, monkeypatch, path,
                                      version, accept):
@@ -71,17 +80,10 @@ def test_the_direct_answer_is_pecans(api, node, taken, monkeypatch, path,
                        uuid_upper=node["uuid"].upper())
     direct = _answer(api, path, version, accept)
     assert taken, "the request was not answered directly"
-    assert direct[0] == "200 OK"
     assert direct == _routed(api, monkeypatch, path, version, accept)
 
 
 @pytest.mark.parametrize("path, version, accept", [
-    # Errors: answered by pecan, with its error body.
-    ("/v1/nodes/no-such-node", "latest", None),
-    ("/v1/nodes/{name}", "1.4", None),
-    ("/v1/nodes/{uuid}.json", "latest", None),
-    ("/v1/nodes/{uuid}?fields=uuid,nonsense", "latest", None),
-    ("/v1/nodes/{uuid}?fields=uuid,shard", "1.80", None),
     # Not the plain form: never tried.
     ("/v1/nodes/detail", "latest", None),
     ("/v1/nodes/get_all", "latest", None),
@@ -109,6 +111,21 @@ def test_only_get_is_answered_directly(api, node, taken):
     assert not taken
     assert api.get(f"/v1/nodes/{node['uuid']}").status_int == 200
     assert len(taken) == 1
+
+
+def test_an_unexpected_error_is_a_500_answered_once(api, node, taken,
+                                                   monkeypatch):
+    calls = []
+
+    def broken(*args):
+        calls.append(args)
+        raise RuntimeError("the database went away")
+    monkeypatch.setattr(node_api, "node_document", broken)
+    path = f"/v1/nodes/{node['uuid']}"
+    direct = _answer(api, path, "latest", None)
+    assert taken and len(calls) == 1
+    assert direct[0].startswith("500")
+    assert direct == _routed(api, monkeypatch, path, "latest", None)
 
 
 def test_a_direct_answer_masks_secrets(api, node, taken):
