@@ -7,7 +7,7 @@ import datetime
 import functools
 import re
 import types
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, Container, NamedTuple, Sequence
 
 import pecan
 from pecan import rest
@@ -30,6 +30,8 @@ _RELATION_SINCE = {"chassis_uuid": 1, "links": 1, "ports": 1,
                    "portgroups": 24, "states": 14, "volume": 32,
                    "conductor": 49, "allocation_uuid": 52, "traits": 37}
 _HIDDEN = {"chassis_id", "conductor_affinity", "allocation_id"}
+#: Fields shown from rows of other tables (see _Relations).
+_RELATED = frozenset({"allocation_uuid", "chassis_uuid", "traits"})
 _DEFAULT_LIST_FIELDS = ("instance_uuid", "maintenance", "name",
                         "power_state", "provision_state", "uuid")
 # What a client may send on create, beyond the version-gated fields.
@@ -98,8 +100,10 @@ def visible_fields(ver: int) -> list[str]:
 @functools.cache
 def _visible_fields(ver: int) -> tuple[str, ...]:
     # Fixed per version; computed once instead of on every request.
-    return tuple(n for n in list(Node.fields) + list(_RELATION_SINCE)
-                 if n not in _HIDDEN and (field_since(n) or 999) <= ver)
+    # (traits is both an object field and a relation: listed once.)
+    return tuple(dict.fromkeys(
+        n for n in list(Node.fields) + list(_RELATION_SINCE)
+        if n not in _HIDDEN and (field_since(n) or 999) <= ver))
 
 
 def check_fields_version(fields: str | None, ver: int) -> None:
@@ -138,20 +142,24 @@ def state_for_version(state: str | None, ver: int) -> str | None:
 class _Relations:
     """UUIDs and traits of related rows for a page of nodes, in bulk."""
 
-    def __init__(self, rows: list[dict], fields: set[str]):
-        dbapi = db_api.get_instance()
+    def __init__(self, rows: list[dict], fields: Container[str]):
         self.chassis = {}
         self.traits = {}
         self.conductors = {}
         self.allocations = {}
         if "allocation_uuid" in fields:
-            self.allocations = dbapi.uuids_for_ids(
-                "allocation", (r.get("allocation_id") for r in rows))
+            self.allocations = _uuids("allocation", rows, "allocation_id")
         if "chassis_uuid" in fields:
-            self.chassis = dbapi.uuids_for_ids(
-                "chassis", (r.get("chassis_id") for r in rows))
+            self.chassis = _uuids("chassis", rows, "chassis_id")
         if "traits" in fields:
-            self.traits = dbapi.get_traits_for_nodes([r["id"] for r in rows])
+            self.traits = db_api.get_instance().get_traits_for_nodes(
+                [r["id"] for r in rows])
+
+
+def _uuids(model: str, rows: list[dict], column: str) -> dict[int, str]:
+    ids = [r[column] for r in rows if r.get(column) is not None]
+    # Most nodes have neither chassis nor allocation: no query for them.
+    return db_api.get_instance().uuids_for_ids(model, ids) if ids else {}
 
 
 def _mask_internal(info: dict | None) -> dict:
@@ -230,7 +238,7 @@ def _view_plan(fields: tuple[str, ...], ver: int) -> _ViewPlan:
                                    in renderers if render is not None))
 
 
-def node_views(rows: list[dict], fields: list[str], ver: int, url: str,
+def node_views(rows: list[dict], fields: Sequence[str], ver: int, url: str,
                rel: _Relations) -> list[dict]:
     """The API documents of ``rows``, with only ``fields``."""
     plan = _view_plan(tuple(fields), ver)
@@ -246,7 +254,7 @@ def node_views(rows: list[dict], fields: list[str], ver: int, url: str,
     return docs
 
 
-def node_view(row: dict, fields: list[str], ver: int, url: str,
+def node_view(row: dict, fields: Sequence[str], ver: int, url: str,
               rel: _Relations) -> dict:
     """The API document of one node, with only ``fields``."""
     return node_views([row], fields, ver, url, rel)[0]
@@ -487,15 +495,22 @@ def node_document(ident: str, fields: str | None = None) -> dict:
 
 def show_node(node: Node, fields: list[str] | None = None) -> dict:
     ver = method.version()
-    fields = fields or visible_fields(ver)
+    names = tuple(fields) if fields else _visible_fields(ver)
     row = node.as_dict()
     row["id"] = node.id
     loaded = node.traits is not None
     # Traits already loaded on the node need no second query.
-    rel = _Relations([row], set(fields) - ({"traits"} if loaded else set()))
-    if "traits" in fields and loaded:
+    rel = _Relations([row], _related(names, loaded))
+    if loaded and "traits" in names:
         rel.traits = {node.id: node.traits}
-    return node_view(row, fields, ver, method.public_url(), rel)
+    return node_view(row, names, ver, method.public_url(), rel)
+
+
+@functools.lru_cache(maxsize=512)
+def _related(names: tuple[str, ...], traits_loaded: bool) -> frozenset[str]:
+    """The fields among ``names`` that need rows of other tables."""
+    wanted = _RELATED.intersection(names)
+    return wanted - {"traits"} if traits_loaded else wanted
 
 
 def _check_versions(doc: dict, ver: int) -> None:
