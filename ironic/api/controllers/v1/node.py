@@ -7,7 +7,7 @@ import datetime
 import functools
 import re
 import types
-from typing import Any, Callable, Container, NamedTuple, Sequence
+from typing import Any, Callable, Container, Sequence
 
 import pecan
 from pecan import rest
@@ -222,20 +222,11 @@ def _renderer(name: str, ver: int) -> Callable[[dict, _ViewContext], Any] | None
     return None
 
 
-class _ViewPlan(NamedTuple):
-    #: Every field of the document, in its order.
-    names: tuple[str, ...]
-    #: The fields not shown as stored, and how to show them.
-    rendered: tuple[tuple[str, Callable[[dict, _ViewContext], Any]], ...]
-
-
 @functools.lru_cache(maxsize=512)
-def _view_plan(fields: tuple[str, ...], ver: int) -> _ViewPlan:
+def _view_plan(fields: tuple[str, ...], ver: int) -> tuple[tuple, ...]:
     # The same few field lists come back on every request; choosing their
     # renderers anew each time cost more than a single node's rendering.
-    renderers = ((name, _renderer(name, ver)) for name in fields)
-    return _ViewPlan(fields, tuple((name, render) for name, render
-                                   in renderers if render is not None))
+    return tuple((name, _renderer(name, ver)) for name in fields)
 
 
 def node_views(rows: list[dict], fields: Sequence[str], ver: int, url: str,
@@ -243,15 +234,9 @@ def node_views(rows: list[dict], fields: Sequence[str], ver: int, url: str,
     """The API documents of ``rows``, with only ``fields``."""
     plan = _view_plan(tuple(fields), ver)
     ctx = _ViewContext(url, rel)
-    docs = []
-    for row in rows:
-        # Most fields are shown as stored: copied in one pass (which also
-        # fixes the order of the keys), then the others are replaced.
-        doc = dict(zip(plan.names, map(row.get, plan.names), strict=True))
-        for name, render in plan.rendered:
-            doc[name] = render(row, ctx)
-        docs.append(doc)
-    return docs
+    return [{name: row.get(name) if render is None else render(row, ctx)
+             for name, render in plan}
+            for row in rows]
 
 
 def node_view(row: dict, fields: Sequence[str], ver: int, url: str,
