@@ -25,9 +25,6 @@ from ironic.common import exception
 from ironic.conf import CONF
 from ironic.db import api as db_api
 
-#: Keys whose hosts one ring remembers at most.
-_KNOWN_KEYS = 10_000
-
 
 def _hash(key: str) -> int:
     digest = hashlib.md5(key.encode(), usedforsecurity=False).digest()
@@ -48,24 +45,12 @@ class HashRing:
         points.sort()
         self._keys = [p for p, _ in points]
         self._owners = [h for _, h in points]
-        # Every node document names its conductor: the answers for keys
-        # seen before are kept for the (short) life of the ring.
-        self._known: dict[str, tuple[str, ...]] = {}
 
     def get_hosts(self, key: str, ignore: Iterable[str] = ()) -> list[str]:
         """Owner first, then replicas, skipping ``ignore``d hosts."""
-        if not ignore:
-            known = self._known.get(key)
-            if known is None:
-                if len(self._known) >= _KNOWN_KEYS:
-                    self._known.clear()
-                known = self._known[key] = tuple(self._walk(key, set()))
-            return list(known)
-        return self._walk(key, set(ignore))
-
-    def _walk(self, key: str, ignore: set[str]) -> list[str]:
         if not self._keys:
             return []
+        ignore = set(ignore)
         wanted = min(self.replicas, len(set(self.hosts) - ignore))
         out: list[str] = []
         start = bisect.bisect(self._keys, _hash(key))

@@ -48,21 +48,6 @@ def test_replicas_are_distinct_and_ignore_skips_hosts():
     assert hash_ring.HashRing([], 5).get_hosts("x") == []
 
 
-def test_remembered_hosts_are_the_walked_ones(monkeypatch):
-    monkeypatch.setattr(hash_ring, "_KNOWN_KEYS", 100)
-    ring = hash_ring.HashRing(["a", "b", "c"], 5, replicas=2)
-    fresh = hash_ring.HashRing(["a", "b", "c"], 5, replicas=2)
-    for _ in range(2):
-        # Past the bound the memory starts again; answers never change.
-        for key in KEYS[:250]:
-            assert ring.get_hosts(key) == fresh._walk(key, set())
-    assert len(ring._known) <= 100
-    hosts = ring.get_hosts(KEYS[0])
-    hosts.append("caller's own list")
-    assert ring.get_hosts(KEYS[0]) == fresh._walk(KEYS[0], set())
-    assert ring.get_hosts(KEYS[0], ignore=[hosts[0]])[0] == hosts[1]
-
-
 def test_same_input_same_ring():
     r1 = hash_ring.HashRing(["b", "a"], 5)
     r2 = hash_ring.HashRing(["a", "b"], 5)
