@@ -158,7 +158,7 @@ class _Relations:
 
 def _uuids(model: str, rows: list[dict], column: str) -> dict[int, str]:
     ids = [r[column] for r in rows if r.get(column) is not None]
-    # Most nodes have neither chassis nor allocation: no query for them.
+    # Most nodes have neither chassis nor allocation: no call for them.
     return db_api.get_instance().uuids_for_ids(model, ids) if ids else {}
 
 
