@@ -150,13 +150,13 @@ def _try_node(context: Any, host: str, alloc: Allocation,
             node = task.node
             if not _still_fits(node, alloc):
                 return False
-            # The allocation first: if it was deleted meanwhile this
-            # raises and the node is left untouched.
-            db_api.get_instance().update_allocation(alloc.id, {
+            _associate(node, alloc)
+            # Both rows at once: a client that sees the allocation active
+            # finds the node naming it, and an allocation deleted
+            # meanwhile (AllocationNotFound) leaves the node untouched.
+            task.save_with_allocation(alloc.id, {
                 "node_id": node.id, "state": alloc_obj.ACTIVE,
                 "last_error": None})
-            _associate(node, alloc)
-            node.save()
     except (exception.NodeLocked, exception.NodeNotFound,
             exception.InstanceAssociated):
         return False

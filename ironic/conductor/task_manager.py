@@ -128,6 +128,17 @@ class TaskManager:
             node._refresh_from(row)
         node.reset_changes()
 
+    def save_with_allocation(self, alloc_id: int, alloc_values: dict
+                             ) -> None:
+        """Write the node's changes, while this task holds the lock, and
+        ``alloc_values`` to allocation ``alloc_id``, in one transaction."""
+        node = self.node
+        row = db_api.get_instance().update_node_locked_and_allocation(
+            node.id, self.host, node._db_values(node.what_changed()),
+            alloc_id, alloc_values)
+        node._refresh_from(row)
+        node.reset_changes()
+
     def upgrade_lock(self, purpose: str | None = None) -> None:
         """Turn a shared task into an exclusive one (re-reading the node)."""
         if not self.shared:

@@ -19,6 +19,10 @@ from ironic.common import exception
 from ironic.db.sqlalchemy import engine, models
 
 
+class _LockLost(Exception):
+    """Raised inside a transaction to roll it back: the node's lock moved."""
+
+
 def utcnow() -> datetime.datetime:
     return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
 
@@ -324,6 +328,44 @@ class ConductorQueries:
             raise exception.NodeLocked(node=holder.uuid,
                                        host=holder.reservation)
         return row
+
+    @engine.retry_on_deadlock
+    def update_node_locked_and_allocation(self, node_id: int, tag: str,
+                                          values: dict, alloc_id: int,
+                                          alloc_values: dict) -> Any:
+        """``update_node_locked`` and a write of allocation ``alloc_id``
+        in one transaction.
+
+        An allocation that takes a node must not be seen ``active`` while
+        the node does not name it yet, and neither row may change without
+        the other: an allocation deleted meanwhile (AllocationNotFound) or
+        a lost lock (NodeLocked) leaves both as they were.
+        """
+        N, A = models.Node, models.Allocation
+        values = dict(values, updated_at=utcnow())
+        try:
+            with self._writer() as session:
+                alloc = session.get(A, alloc_id)
+                if alloc is None:
+                    raise exception.AllocationNotFound(allocation=alloc_id)
+                for key, value in alloc_values.items():
+                    setattr(alloc, key, value)
+                session.flush()
+                res = session.execute(sa.update(N).where(
+                    N.id == node_id, N.reservation == tag).values(
+                    **values).execution_options(synchronize_session=False))
+                if res.rowcount != 1:
+                    raise _LockLost()
+                node = session.get(N, node_id)
+                session.expunge(node)
+                return node
+        except db_exc.DBDuplicateEntry as e:
+            raise self._translate_integrity(
+                e, "node", {"uuid": node_id, **values}) from e
+        except _LockLost:
+            holder = self._lock_holder(N.id == node_id, node_id)
+            raise exception.NodeLocked(node=holder.uuid,
+                                       host=holder.reservation) from None
 
     def _update_locked_returning(self, node_id: int, tag: str,
                                  values: dict) -> Any:

@@ -257,3 +257,52 @@ def test_locked_update_to_a_taken_name_is_a_conflict(lock_dbapi):
         dbapi.update_node_locked(node.id, "h1", {"name": "taken"})
     row = dbapi.get_node_by_id(node.id)
     assert (row.name, row.reservation) == (None, "h1")
+
+
+def _allocation(dbapi, **kw):
+    return dbapi.create_allocation(dict({"resource_class": "rc",
+                                         "state": "allocating"}, **kw))
+
+
+def test_a_node_and_its_allocation_are_written_together(dbapi):
+    node = _node(dbapi)
+    alloc = _allocation(dbapi)
+    dbapi.reserve_node("h1", node.id)
+    row = dbapi.update_node_locked_and_allocation(
+        node.id, "h1", {"instance_uuid": alloc.uuid,
+                        "allocation_id": alloc.id},
+        alloc.id, {"state": "active", "node_id": node.id})
+    assert (row.instance_uuid, row.allocation_id, row.reservation) == (
+        alloc.uuid, alloc.id, "h1")
+    got = dbapi.get_allocation(alloc.id, column="id")
+    assert (got.state, got.node_id) == ("active", node.id)
+
+
+@pytest.mark.parametrize("failure", ["lock moved", "allocation deleted",
+                                     "instance taken"])
+def test_neither_row_changes_when_one_write_fails(dbapi, failure):
+    node = _node(dbapi)
+    other = _node(dbapi, instance_uuid="0a1b2c3d-0000-4000-8000-000000000001")
+    alloc = _allocation(dbapi)
+    dbapi.reserve_node("h1", node.id)
+    instance = alloc.uuid
+    expected = exception.NodeLocked
+    if failure == "lock moved":
+        dbapi.clear_node_reservations_for_conductor("h1")
+        dbapi.reserve_node("h2", node.id)
+    elif failure == "allocation deleted":
+        dbapi.destroy_allocation(alloc.id)
+        expected = exception.AllocationNotFound
+    else:
+        instance = other.instance_uuid
+        expected = exception.InstanceAssociated
+    with pytest.raises(expected):
+        dbapi.update_node_locked_and_allocation(
+            node.id, "h1", {"instance_uuid": instance,
+                            "allocation_id": alloc.id},
+            alloc.id, {"state": "active", "node_id": node.id})
+    row = dbapi.get_node_by_id(node.id)
+    assert (row.instance_uuid, row.allocation_id) == (None, None)
+    if failure != "allocation deleted":
+        got = dbapi.get_allocation(alloc.id, column="id")
+        assert (got.state, got.node_id) == ("allocating", None)
