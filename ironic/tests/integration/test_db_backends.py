@@ -197,6 +197,32 @@ def test_update_under_lock_maps_duplicates_to_conflicts(db):
         "mine", None, "c1")
 
 
+def test_node_and_allocation_written_together_or_not_at_all(db):
+    inst = str(uuid.uuid4())
+    db.create_node({"driver": "f", "instance_uuid": inst})
+    node = db.create_node({"driver": "f"})
+    alloc = db.create_allocation({"state": "allocating",
+                                  "resource_class": "gold"})
+    db.reserve_node("c1", node.id)
+    with pytest.raises(exception.InstanceAssociated, match=inst):
+        db.update_node_locked_and_allocation(
+            node.id, "c1", {"instance_uuid": inst}, alloc.id,
+            {"state": "active", "node_id": node.id})
+    assert db.get_allocation(alloc.uuid).state == "allocating"
+    with pytest.raises(exception.NodeLocked):
+        db.update_node_locked_and_allocation(
+            node.id, "c2", {"instance_uuid": alloc.uuid}, alloc.id,
+            {"state": "active", "node_id": node.id})
+    assert db.get_allocation(alloc.uuid).state == "allocating"
+    row = db.update_node_locked_and_allocation(
+        node.id, "c1", {"instance_uuid": alloc.uuid,
+                        "allocation_id": alloc.id},
+        alloc.id, {"state": "active", "node_id": node.id})
+    assert (row.instance_uuid, row.reservation) == (alloc.uuid, "c1")
+    got = db.get_allocation(alloc.uuid)
+    assert (got.state, got.node_id) == ("active", node.id)
+
+
 # --- JSON documents through the API ---------------------------------------
 
 @pytest.fixture
