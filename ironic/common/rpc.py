@@ -182,5 +182,39 @@ def rpc_server(host: str, endpoint: Any) -> Any:
         CONF, allowed_remote_exmods=ALLOWED_EXMODS)
     target = messaging.Target(topic=TOPIC, server=host)
     return messaging.get_rpc_server(
-        transport, target, [endpoint], executor="threading",
+        transport, target, [ExpectedErrors(endpoint)], executor="threading",
         access_policy=dispatcher.DefaultRPCAccessPolicy)
+
+
+class ExpectedErrors:
+    """A conductor endpoint whose service errors are expected answers.
+
+    oslo.messaging logs every exception an endpoint raises as an ERROR with
+    its traceback, unless it comes as ``ExpectedException``. A node locked
+    by another task, a state that refuses the request or all workers busy
+    (409, 400, 503 at the API) are answers to the caller, not faults of the
+    conductor: they travel as before (the client re-raises the same
+    exception) and are logged at debug level. Anything else is still an
+    ERROR.
+    """
+
+    def __init__(self, endpoint: Any):
+        self._endpoint = endpoint
+
+    @property
+    def target(self) -> Any:
+        return self._endpoint.target
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._endpoint, name)
+        if name.startswith("_") or not callable(attr):
+            return attr
+        import oslo_messaging as messaging
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return attr(*args, **kwargs)
+            except exception.IronicException:
+                # Captures the exception being handled (sys.exc_info()).
+                raise messaging.ExpectedException() from None
+        return call

@@ -3,6 +3,7 @@ the conductor owning a node, results and errors come back intact."""
 
 from __future__ import annotations
 
+import logging
 import uuid
 
 import pytest
@@ -38,7 +39,8 @@ def oslo_conductor(database, config):
     rpc.reset()
 
 
-def test_call_round_trip_and_remote_errors(oslo_conductor):
+def test_call_round_trip_and_remote_errors(oslo_conductor, caplog):
+    caplog.set_level(logging.DEBUG, logger="oslo_messaging")
     node = builders.make_node(provision_state=states.AVAILABLE)
     api = rpcapi.ConductorAPI()
     assert api.host_for(node) == oslo_conductor
@@ -52,6 +54,13 @@ def test_call_round_trip_and_remote_errors(oslo_conductor):
     with pytest.raises(exception.NodeLocked) as err:
         api.do_provisioning_action(None, node, "provide")
     assert err.value.code == 409 and "someone-else" in str(err.value)
+    # Answers to the caller, not faults of the conductor: no ERROR (with a
+    # traceback) from oslo.messaging's server for them.
+    assert [r.getMessage() for r in caplog.records
+            if r.name.startswith("oslo_messaging")
+            and r.levelno >= logging.ERROR] == []
+    assert any("Expected exception" in r.getMessage()
+               for r in caplog.records)
 
 
 AGENT_URL = "https://192.0.2.20:9999"
