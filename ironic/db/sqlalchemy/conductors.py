@@ -23,6 +23,21 @@ class _LockLost(Exception):
     """Raised inside a transaction to roll it back: the node's lock moved."""
 
 
+def _write_locked(session: Any, node_id: int, tag: str, values: dict
+                  ) -> Any:
+    """Write ``values`` to the node while ``tag`` holds its lock, inside
+    ``session``'s transaction: the row as written, or None (lock moved)."""
+    N = models.Node
+    res = session.execute(sa.update(N).where(
+        N.id == node_id, N.reservation == tag).values(
+        **values).execution_options(synchronize_session=False))
+    if res.rowcount != 1:
+        return None
+    node = session.get(N, node_id)
+    session.expunge(node)
+    return node
+
+
 def utcnow() -> datetime.datetime:
     return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
 
@@ -324,10 +339,13 @@ class ConductorQueries:
             raise self._translate_integrity(
                 e, "node", {"uuid": node_id, **values}) from e
         if row is None:
-            holder = self._lock_holder(models.Node.id == node_id, node_id)
-            raise exception.NodeLocked(node=holder.uuid,
-                                       host=holder.reservation)
+            raise self._lock_moved(node_id)
         return row
+
+    def _lock_moved(self, node_id: int) -> exception.NodeLocked:
+        """The refusal of a write whose lock another holder took."""
+        holder = self._lock_holder(models.Node.id == node_id, node_id)
+        return exception.NodeLocked(node=holder.uuid, host=holder.reservation)
 
     @engine.retry_on_deadlock
     def update_node_locked_and_allocation(self, node_id: int, tag: str,
@@ -341,7 +359,7 @@ class ConductorQueries:
         the other: an allocation deleted meanwhile (AllocationNotFound) or
         a lost lock (NodeLocked) leaves both as they were.
         """
-        N, A = models.Node, models.Allocation
+        A = models.Allocation
         values = dict(values, updated_at=utcnow())
         try:
             with self._writer() as session:
@@ -351,21 +369,15 @@ class ConductorQueries:
                 for key, value in alloc_values.items():
                     setattr(alloc, key, value)
                 session.flush()
-                res = session.execute(sa.update(N).where(
-                    N.id == node_id, N.reservation == tag).values(
-                    **values).execution_options(synchronize_session=False))
-                if res.rowcount != 1:
+                node = _write_locked(session, node_id, tag, values)
+                if node is None:
                     raise _LockLost()
-                node = session.get(N, node_id)
-                session.expunge(node)
                 return node
         except db_exc.DBDuplicateEntry as e:
             raise self._translate_integrity(
                 e, "node", {"uuid": node_id, **values}) from e
         except _LockLost:
-            holder = self._lock_holder(N.id == node_id, node_id)
-            raise exception.NodeLocked(node=holder.uuid,
-                                       host=holder.reservation) from None
+            raise self._lock_moved(node_id) from None
 
     def _update_locked_returning(self, node_id: int, tag: str,
                                  values: dict) -> Any:
@@ -376,16 +388,8 @@ class ConductorQueries:
 
     def _update_locked_in_transaction(self, node_id: int, tag: str,
                                       values: dict) -> Any:
-        N = models.Node
         with self._writer() as session:
-            res = session.execute(sa.update(N).where(
-                N.id == node_id, N.reservation == tag).values(
-                **values).execution_options(synchronize_session=False))
-            if res.rowcount != 1:
-                return None
-            node = session.get(N, node_id)
-            session.expunge(node)
-            return node
+            return _write_locked(session, node_id, tag, values)
 
     @engine.retry_on_deadlock
     def clear_node_reservations_for_conductor(self, hostname: str) -> int:
