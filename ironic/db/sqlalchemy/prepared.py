@@ -12,6 +12,9 @@ processor (JSON decoding, sqlite's datetimes and booleans) is applied. A
 DBAPI error invalidates the connection and runs the statement once more
 through SQLAlchemy, so errors reach callers translated by oslo.db, and a
 dropped connection is replaced, as for every other query.
+
+Connections come from the engine's pool, or on a sqlite file from
+``engine.SqliteReaders``, which skips the pool's check-out and check-in.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ class _Plan(NamedTuple):
     row: type
     #: The driver's base exception (DB-API ``Error``).
     dbapi_error: type[Exception]
+    readers: db_engine.SqliteReaders | db_engine.PooledReaders
 
 
 class PreparedSelect:
@@ -68,7 +72,8 @@ class PreparedSelect:
         return _Plan(engine, compiled.string,
                      tuple(compiled.positiontup) if compiled.positional
                      else None, binds, tuple(results), row,
-                     dialect.loaded_dbapi.Error)
+                     dialect.loaded_dbapi.Error,
+                     db_engine.readers_for(engine))
 
     def _current_plan(self) -> _Plan:
         engine = db_engine.get_engine()
@@ -86,7 +91,9 @@ class PreparedSelect:
             values[name] = process(values[name])
         args = (values if plan.order is None
                 else tuple(values[name] for name in plan.order))
-        connection = plan.engine.raw_connection()
+        readers = plan.readers
+        connection = readers.acquire()
+        done = False
         try:
             cursor = connection.cursor()
             try:
@@ -94,11 +101,15 @@ class PreparedSelect:
                 raw_rows = cursor.fetchall()
             finally:
                 cursor.close()
+            done = True
         except plan.dbapi_error:
-            connection.invalidate()
             return self._through_sqlalchemy(plan, params)
         finally:
-            connection.close()
+            # A connection that failed is not used again.
+            if done:
+                readers.release(connection)
+            else:
+                readers.discard(connection)
         return self._rows(plan, raw_rows)
 
     def first(self, **params: Any) -> Any:

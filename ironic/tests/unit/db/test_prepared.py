@@ -1,6 +1,7 @@
 """PreparedSelect against SQLAlchemy's own execution of the same SELECT."""
 
 import datetime
+import os
 
 import pytest
 import sqlalchemy as sa
@@ -84,3 +85,95 @@ def test_node_reads_use_it_and_raise_not_found(node):
     with pytest.raises(Exception) as error:
         dbapi.get_node_by_name("prep-2")
     assert type(error.value).__name__ == "NodeNotFound"
+
+
+def _readers() -> engine.SqliteReaders:
+    readers = engine.readers_for(engine.get_engine())
+    assert isinstance(readers, engine.SqliteReaders)
+    return readers
+
+
+def test_a_sqlite_file_reuses_the_last_connection_put_back(node):
+    readers = _readers()
+    select = prepared.PreparedSelect(_node_and_traits())
+    select.first(value=node.uuid)
+    first = readers.acquire()
+    second = readers.acquire()
+    assert first is not second
+    readers.release(first)
+    readers.release(second)
+    # Last in, first out; and a read leaves it idle again.
+    assert readers.acquire() is second
+    readers.release(second)
+    select.first(value=node.uuid)
+    assert readers.acquire() is second
+
+
+def test_reads_see_every_committed_write_at_once(node):
+    select = prepared.PreparedSelect(_node_and_traits())
+    dbapi = db_api.get_instance()
+    for n in range(3):
+        # Each write commits on a connection of the engine's pool; the idle
+        # connection read before must not answer from an older snapshot.
+        dbapi.update_node(node.id, {"description": f"v{n}"})
+        assert select.first(value=node.uuid).description == f"v{n}"
+
+
+def test_a_connection_left_in_a_transaction_is_not_reused(node):
+    readers = _readers()
+    connection = readers.acquire()
+    connection.execute("BEGIN")
+    connection.execute("SELECT 1 FROM nodes")
+    readers.release(connection)
+    assert readers.acquire() is not connection
+    with pytest.raises(Exception, match="closed"):
+        connection.execute("SELECT 1")
+
+
+def test_idle_connections_are_bounded_and_closed_with_the_engine(node):
+    readers = _readers()
+    taken = [readers.acquire() for _ in range(readers.MAX_IDLE + 2)]
+    for connection in taken:
+        readers.release(connection)
+    kept = [c for c in taken if not _closed(c)]
+    assert len(kept) == readers.MAX_IDLE
+    sqla_api.dispose()
+    assert all(_closed(c) for c in kept)
+    assert engine.readers_for(engine.get_engine()) is not readers
+
+
+def test_a_forked_child_leaves_the_parents_connections_alone(node):
+    readers = _readers()
+    select = prepared.PreparedSelect(_node_and_traits())
+    select.first(value=node.uuid)
+    parents = readers.acquire()
+    readers.release(parents)
+    pid = os.fork()
+    if pid == 0:
+        # The child reads on a connection of its own; the parent's is
+        # neither reused nor closed (the parent holds the file's locks).
+        ok = False
+        try:
+            ok = (select.first(value=node.uuid).name == "prep-1"
+                  and parents in engine._ABANDONED
+                  and not _closed(parents))
+        finally:
+            os._exit(0 if ok else 1)
+    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+    assert readers.acquire() is parents
+    assert not _closed(parents)
+
+
+def test_other_pools_lend_their_own_connections(node):
+    pooled = engine.PooledReaders(engine.get_engine())
+    connection = pooled.acquire()
+    assert connection.execute("SELECT count(*) FROM nodes").fetchone() == (1,)
+    pooled.release(connection)
+
+
+def _closed(connection) -> bool:
+    try:
+        connection.execute("SELECT 1")
+    except Exception:  # noqa: BLE001 - sqlite3.ProgrammingError
+        return True
+    return False
