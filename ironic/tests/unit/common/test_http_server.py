@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import select
 import socket
 import threading
 import time
@@ -95,8 +96,19 @@ class Running:
         assert not self.thread.is_alive()
 
 
-@pytest.fixture
-def running():
+class _NoEpoll:
+    """The select module of a platform without epoll."""
+
+    def __getattr__(self, name):
+        if name.startswith(("epoll", "EPOLL")):
+            raise AttributeError(name)
+        return getattr(select, name)
+
+
+@pytest.fixture(params=["epoll", "selector"])
+def running(request, monkeypatch):
+    if request.param == "selector":
+        monkeypatch.setattr(http_server, "select", _NoEpoll())
     servers = []
 
     def start(app=echo_app, **kwargs):
@@ -150,6 +162,82 @@ def test_pipelined_requests_are_answered_in_order(running):
             seen.append((doc["method"], doc["path"], doc["body"]))
     assert seen == [("GET", "/a", ""), ("POST", "/b", "abc"),
                     ("GET", "/c", "")]
+
+
+def test_kept_alive_connections_share_the_thread_that_answers(running):
+    threads = set()
+
+    def app(environ, start_response):
+        threads.add(threading.get_ident())
+        start_response("200 OK", [("Content-Length", "0")])
+        return []
+    server = running(app)
+    sockets = [server.socket() for _ in range(4)]
+    for _ in range(3):
+        for sock in sockets:
+            assert exchange(sock, b"GET / HTTP/1.1\r\n\r\n")[0] == 200
+    for sock in sockets:
+        sock.close()
+    # No thread per connection: requests that never stall are all answered
+    # by the one leader.
+    assert len(threads) == 1
+
+
+def test_a_stalled_request_does_not_hold_up_other_connections(running):
+    release = threading.Event()
+    threads = {}
+
+    def app(environ, start_response):
+        path = environ["PATH_INFO"]
+        threads[path] = threading.get_ident()
+        if path == "/slow":
+            release.wait(10)
+        start_response("200 OK", [("Content-Length", "0")])
+        return []
+    server = running(app)
+    slow, quick = server.socket(), server.socket()
+    slow.sendall(b"GET /slow HTTP/1.1\r\n\r\n")
+    for _ in range(200):
+        if "/slow" in threads:
+            break
+        time.sleep(0.01)
+    started = time.monotonic()
+    assert exchange(quick, b"GET /quick HTTP/1.1\r\n\r\n")[0] == 200
+    # Answered by a new leader within a couple of the monitor's checks,
+    # while the first one still waits inside the application.
+    assert time.monotonic() - started < 2
+    assert not release.is_set()
+    assert threads["/quick"] != threads["/slow"]
+    release.set()
+    assert read_response(slow).status == 200
+    # Both connections stay usable.
+    for sock in (slow, quick):
+        assert exchange(sock, b"GET /again HTTP/1.1\r\n\r\n")[0] == 200
+        sock.close()
+
+
+def test_a_client_slow_to_send_its_head_does_not_hold_up_others(running):
+    server = running()
+    slow, quick = server.socket(), server.socket()
+    slow.sendall(b"GET /slow HTTP/1.1\r\nHost:")
+    time.sleep(0.1)
+    assert exchange(quick, b"GET /quick HTTP/1.1\r\n\r\n")[0] == 200
+    status, _, body = exchange(slow, b" x\r\n\r\n")
+    assert (status, json.loads(body)["path"]) == (200, "/slow")
+    slow.close()
+    quick.close()
+
+
+def test_a_blank_line_between_requests_keeps_the_connection(running):
+    server = running()
+    with server.socket() as sock:
+        assert exchange(sock, b"GET /a HTTP/1.1\r\n\r\n")[0] == 200
+        # Some clients end a body with an extra CRLF; the next request may
+        # come much later.
+        sock.sendall(b"\r\n")
+        time.sleep(0.1)
+        status, _, body = exchange(sock, b"GET /b HTTP/1.1\r\n\r\n")
+        assert (status, json.loads(body)["path"]) == (200, "/b")
 
 
 def test_chunked_request_body_is_decoded(running):
