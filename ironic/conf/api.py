@@ -24,9 +24,11 @@ opts = [
                     "above 1 at start-up."),
     cfg.IntOpt("server_threads", default=8, min=1,
                help="Requests the built-in server (ironic, ironic-api) "
-                    "runs at once. Every open connection has a thread of "
-                    "its own; requests beyond this number wait for a "
-                    "slot with their request read. Threads of one process "
+                    "runs at once. Requests are answered by the thread "
+                    "that saw them arrive, and a request that runs long "
+                    "gets the waiting handed to another thread; requests "
+                    "beyond this number wait for a slot with their request "
+                    "read. Threads of one process "
                     "take turns on the interpreter lock, so beyond a few "
                     "they add hand-offs rather than throughput: measured "
                     "with 8 clients on 2 cores, 8 answered node GETs and "
