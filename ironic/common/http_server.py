@@ -295,12 +295,17 @@ class _Watcher:
         # Known before it is armed: a leader already waiting is told at
         # once, and an event for a number it does not know is dropped.
         self._conns[fd] = conn
-        if self._epoll is None:
-            self._selector.register(fd, selectors.EVENT_READ)
-        elif known:
-            self._epoll.modify(fd, _ONE_READ)
-        else:
-            self._epoll.register(fd, _ONE_READ)
+        try:
+            if self._epoll is None:
+                self._selector.register(fd, selectors.EVENT_READ)
+            elif known:
+                self._epoll.modify(fd, _ONE_READ)
+            else:
+                self._epoll.register(fd, _ONE_READ)
+        except BaseException:
+            if not known:
+                del self._conns[fd]
+            raise
 
     def taken(self, conn: _Connection) -> None:
         """``conn`` was reported and is being answered."""
@@ -532,7 +537,19 @@ class Server:
                     client.close()
                     return
                 self._connections.add(conn)
-                self._park(conn)
+                try:
+                    self._park(conn)
+                except OSError as e:
+                    self._connections.discard(conn)
+                    parked = e
+                else:
+                    parked = None
+            if parked is not None:
+                # The watcher refused it (out of memory, say): this client
+                # only is turned away.
+                LOG.warning("The API server could not watch a connection: "
+                            "%s", parked)
+                client.close()
 
     def stop(self) -> None:
         """Stop accepting, close idle connections, give the requests in
@@ -620,10 +637,7 @@ class Server:
         timeout = min(0.5, self.timeout / 2)
         try:
             while self._leader is me and not self._stopping.is_set():
-                try:
-                    ready = watcher.wait(timeout)
-                except (OSError, ValueError):
-                    return  # closed by stop()
+                ready = watcher.wait(timeout)
                 for conn in ready:
                     if self._claim(conn):
                         self._answer(me, conn)

@@ -240,6 +240,51 @@ def test_a_blank_line_between_requests_keeps_the_connection(running):
         assert (status, json.loads(body)["path"]) == (200, "/b")
 
 
+def test_a_connection_the_watcher_refuses_is_closed_alone(running,
+                                                        monkeypatch, caplog):
+    server = running()
+    park = http_server._Watcher.park
+    refused = []
+
+    def park_once_refused(self, conn):
+        if not refused:
+            refused.append(conn)
+            raise OSError("no room")
+        return park(self, conn)
+    monkeypatch.setattr(http_server._Watcher, "park", park_once_refused)
+    with server.socket() as first:
+        first.sendall(b"GET / HTTP/1.1\r\n\r\n")
+        try:
+            # Closed with the request unread: a reset, or an end.
+            assert first.recv(1) == b""
+        except ConnectionResetError:
+            pass
+    with server.socket() as second:
+        assert exchange(second, b"GET / HTTP/1.1\r\n\r\n")[0] == 200
+    assert "could not watch a connection: no room" in caplog.text
+
+
+def test_a_failed_leader_is_replaced(running, monkeypatch, caplog):
+    server = running()
+    with server.socket() as sock:
+        assert exchange(sock, b"GET / HTTP/1.1\r\n\r\n")[0] == 200
+        wait = http_server._Watcher.wait
+        failed = []
+
+        def wait_once_broken(self, timeout):
+            if not failed:
+                failed.append(True)
+                raise RuntimeError("broken")
+            return wait(self, timeout)
+        monkeypatch.setattr(http_server._Watcher, "wait", wait_once_broken)
+        # The leader waiting now fails at its next turn (at most half a
+        # second away); its successor answers.
+        time.sleep(0.6)
+        assert exchange(sock, b"GET / HTTP/1.1\r\n\r\n")[0] == 200
+    assert failed
+    assert "leader thread failed" in caplog.text
+
+
 def test_chunked_request_body_is_decoded(running):
     server = running()
     with server.socket() as sock:
