@@ -37,7 +37,7 @@ import socket
 import sys
 import threading
 import time
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 from urllib.parse import unquote_to_bytes, urlsplit
 
 LOG = logging.getLogger(__name__)
@@ -262,6 +262,24 @@ class _Stream:
         while len(self._buf) - self._pos < size and self._fill():
             pass
         return self._take(min(size, len(self._buf) - self._pos))
+
+    def head_lines(self) -> list[bytes] | None:
+        """The header lines of a head that arrived whole, each with its
+        CRLF, and the blank line after them taken too; None when the head
+        is not all here, or has a bare CR or LF (read it line by line)."""
+        buf, pos = self._buf, self._pos
+        if buf.startswith(b"\r\n", pos):
+            self._pos = pos + 2
+            return []
+        end = buf.find(b"\r\n\r\n", pos)
+        if end < 0:
+            return None
+        head = buf[pos:end + 2]
+        crlf = head.count(b"\r\n")
+        if head.count(b"\n") != crlf or head.count(b"\r") != crlf:
+            return None
+        self._pos = end + 4
+        return head.splitlines(keepends=True)
 
 
 class _Connection:
@@ -901,15 +919,10 @@ def _environ_key(name: bytes) -> str:
     return key
 
 
-def _read_headers(rfile, environ: dict) -> None:
-    for _ in range(MAX_HEADERS + 1):
-        line = rfile.readline(MAX_LINE + 1)
+def _read_headers(stream: _Stream, environ: dict) -> None:
+    for line in _header_lines(stream):
         if len(line) > MAX_LINE:
             raise _Reject(431, "A header line is too long.")
-        if not line.endswith(b"\n"):
-            raise OSError("the connection closed inside the request head")
-        if line in (b"\r\n", b"\n"):
-            return
         name, sep, value = line.partition(b":")
         key = _ENVIRON_KEYS.get(name)
         if key is None:
@@ -930,6 +943,30 @@ def _read_headers(rfile, environ: dict) -> None:
             separator = "; " if key == "HTTP_COOKIE" else ", "
             text = environ[key] + separator + text
         environ[key] = text
+
+
+def _header_lines(stream: _Stream) -> Iterable[bytes]:
+    """The head's header lines, up to the blank line that ends it."""
+    # Usually the whole head came in one segment: split it at once rather
+    # than a line at a time.
+    lines = stream.head_lines()
+    if lines is None:
+        return _read_header_lines(stream)
+    if len(lines) > MAX_HEADERS:
+        raise _Reject(431, "Too many header lines.")
+    return lines
+
+
+def _read_header_lines(stream: _Stream) -> Iterator[bytes]:
+    for _ in range(MAX_HEADERS + 1):
+        line = stream.readline(MAX_LINE + 1)
+        if len(line) > MAX_LINE:
+            raise _Reject(431, "A header line is too long.")
+        if not line.endswith(b"\n"):
+            raise OSError("the connection closed inside the request head")
+        if line in (b"\r\n", b"\n"):
+            return
+        yield line
     raise _Reject(431, "Too many header lines.")
 
 

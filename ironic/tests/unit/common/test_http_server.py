@@ -285,6 +285,47 @@ def test_a_failed_leader_is_replaced(running, monkeypatch, caplog):
     assert "leader thread failed" in caplog.text
 
 
+@pytest.mark.parametrize("head", [
+    # Bare line feeds, alone or mixed with CRLFs, are read line by line.
+    b"GET /lf HTTP/1.1\nHost: x\nX-Thing: a\n\n",
+    b"GET /lf HTTP/1.1\r\nHost: x\nX-Thing: a\r\n\r\n",
+    # No header at all.
+    b"GET /lf HTTP/1.1\r\n\r\n",
+    # The most header lines allowed.
+    b"GET /lf HTTP/1.1\r\n"
+    + b"X-Thing: a\r\n" * http_server.MAX_HEADERS + b"\r\n",
+])
+def test_heads_whole_or_line_by_line_read_the_same(running, head):
+    server = running()
+    with server.socket() as sock:
+        status, _, body = exchange(sock, head)
+        doc = json.loads(body)
+        assert (status, doc["path"]) == (200, "/lf")
+        if b"X-Thing" in head:
+            assert doc["x_thing"].split(", ")[0] == "a"
+        # The connection reads the next request from the right place.
+        status, _, body = exchange(sock, b"GET /next HTTP/1.1\r\n\r\n")
+        assert (status, json.loads(body)["path"]) == (200, "/next")
+
+
+def test_a_bare_carriage_return_is_not_a_line_end(running):
+    server = running()
+    with server.socket() as sock:
+        status, _, body = exchange(
+            sock, b"GET /cr HTTP/1.1\r\nX-Thing: a\rb\r\n\r\n")
+        assert (status, json.loads(body)["x_thing"]) == (200, "a\rb")
+
+
+def test_a_head_in_pieces_is_read_whole(running):
+    server = running()
+    with server.socket() as sock:
+        for piece in (b"GET /p HTTP/1.1\r\nX-Th", b"ing: a\r\n", b"\r\n"):
+            sock.sendall(piece)
+            time.sleep(0.05)
+        response = read_response(sock)
+        assert json.loads(response.read())["x_thing"] == "a"
+
+
 def test_chunked_request_body_is_decoded(running):
     server = running()
     with server.socket() as sock:
