@@ -50,6 +50,10 @@ class HashRing:
         """Owner first, then replicas, skipping ``ignore``d hosts."""
         if not self._keys:
             return []
+        if not ignore and self.replicas == 1:
+            # The question of every node document: its owner alone.
+            return [self._owners[bisect.bisect(self._keys, _hash(key))
+                                 % len(self._keys)]]
         ignore = set(ignore)
         wanted = min(self.replicas, len(set(self.hosts) - ignore))
         out: list[str] = []
@@ -71,14 +75,15 @@ class HashRingManager:
         self._rings: dict[tuple[str, str], HashRing] = {}
         self._built_at: float | None = None
         self._cache_time = cache_time
+        self._ttl = 0.0
         self._members: frozenset = frozenset()
         self._catalog: Any = None
 
     def _expired(self) -> bool:
-        ttl = (CONF.hash_ring_reset_interval if self._cache_time is None
-               else self._cache_time)
+        # Asked on every node document: the lifetime was read when the
+        # rings were built, not from the configuration each time.
         return (self._built_at is None
-                or time.monotonic() - self._built_at >= ttl)
+                or time.monotonic() - self._built_at >= self._ttl)
 
     def reset(self) -> None:
         with self._lock:
@@ -99,6 +104,8 @@ class HashRingManager:
                                   for r in rows)
         from ironic.common import interface_catalog
         self._catalog = interface_catalog.Catalog.from_db()
+        self._ttl = (CONF.hash_ring_reset_interval if self._cache_time is None
+                     else self._cache_time)
         self._built_at = time.monotonic()
 
     @property

@@ -133,3 +133,26 @@ def test_interface_catalog_is_cached_with_the_rings(conductors):
         assert len(calls) == 1
     finally:
         del dbapi.list_live_hardware
+
+
+def test_the_owner_alone_is_the_first_of_the_general_walk():
+    ring = hash_ring.HashRing(["a", "b", "c"], 5)
+    replicated = hash_ring.HashRing(["a", "b", "c"], 5, replicas=2)
+    for key in KEYS:
+        # Ignoring a host that is not there takes the general walk.
+        assert ring.get_hosts(key) == ring.get_hosts(key, ignore=["x"])
+        assert ring.get_hosts(key) == replicated.get_hosts(key)[:1]
+
+
+def test_the_ring_lifetime_is_read_when_the_rings_are_built(conductors,
+                                                            config):
+    mgr = hash_ring.manager()
+    first = mgr.get_ring("fake-hardware")
+    config(hash_ring_reset_interval=0)
+    # Still the rings built under the old lifetime...
+    assert mgr.get_ring("fake-hardware") is first
+    mgr.reset()
+    # ...until they are built again, under the new one: rebuilt every time.
+    second = mgr.get_ring("fake-hardware")
+    assert second is not first
+    assert mgr.get_ring("fake-hardware") is not second
