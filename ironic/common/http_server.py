@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import email.utils
 import logging
+import queue
 import re
 import select
 import selectors
@@ -478,7 +479,12 @@ class Server:
         #: False in processes that share the listening socket: shutting it
         #: down to wake accept() at once would stop it for all of them.
         self.owns_socket = True
-        self._slots = threading.Semaphore(threads)
+        # Slots for requests in the application, as tokens: a SimpleQueue
+        # waits and wakes in C, where threading.Semaphore runs a Condition
+        # in Python on every request.
+        self._slots: queue.SimpleQueue = queue.SimpleQueue()
+        for slot in range(threads):
+            self._slots.put(slot)
         self._socket: socket.socket | None = None
         self._connections: set[_Connection] = set()
         self._lock = threading.Lock()
@@ -791,9 +797,12 @@ class Server:
             keep_alive = False
         response = _Response(conn.sock, environ["REQUEST_METHOD"] == "HEAD",
                              http11, keep_alive, self._stopping)
-        with self._slots:
+        slot = self._slots.get()
+        try:
             if not self._run_app(environ, response):
                 return False
+        finally:
+            self._slots.put(slot)
         unread = body.unread()
         if unread is None or unread > DRAIN_LIMIT:
             return False
