@@ -260,9 +260,21 @@ class _Stream:
                 return self._take(have if limit < 0 else min(have, limit))
 
     def read(self, size: int) -> bytes:
-        while len(self._buf) - self._pos < size and self._fill():
-            pass
-        return self._take(min(size, len(self._buf) - self._pos))
+        have = len(self._buf) - self._pos
+        if have >= size:
+            return self._take(size)
+        # A body longer than what arrived with the head: the rest straight
+        # from the socket, no more than it needs, joined once (appending to
+        # the buffer would copy a large body over and over).
+        parts = [self._take(have)]
+        needed = size - have
+        while needed > 0:
+            data = self._sock.recv(min(needed, 1 << 20))
+            if not data:
+                break
+            parts.append(data)
+            needed -= len(data)
+        return b"".join(parts)
 
     def head_lines(self) -> list[bytes] | None:
         """The header lines of a head that arrived whole, each with its
@@ -317,13 +329,17 @@ class _Watcher:
         try:
             if self._epoll is None:
                 self._selector.register(fd, selectors.EVENT_READ)
-            elif known:
-                self._epoll.modify(fd, _ONE_READ)
-            else:
+            elif not known:
                 self._epoll.register(fd, _ONE_READ)
+            else:
+                try:
+                    self._epoll.modify(fd, _ONE_READ)
+                except FileNotFoundError:
+                    # The number was left by a socket closed unannounced
+                    # (its registration went with it): a new one.
+                    self._epoll.register(fd, _ONE_READ)
         except BaseException:
-            if not known:
-                del self._conns[fd]
+            del self._conns[fd]
             raise
 
     def taken(self, conn: _Connection) -> None:
@@ -336,10 +352,15 @@ class _Watcher:
         fd = conn.sock.fileno()
         if self._conns.pop(fd, None) is None:
             return
-        if self._epoll is not None:
-            self._epoll.unregister(fd)
-        elif parked:
-            self._selector.unregister(fd)
+        try:
+            if self._epoll is not None:
+                self._epoll.unregister(fd)
+            elif parked:
+                self._selector.unregister(fd)
+        except (OSError, KeyError, ValueError):
+            # Not registered any more: closing the socket is all that is
+            # left to do, and the caller does it.
+            pass
 
     def wait(self, timeout: float) -> list[_Connection]:
         if self._epoll is not None:

@@ -326,6 +326,22 @@ def test_a_head_in_pieces_is_read_whole(running):
         assert json.loads(response.read())["x_thing"] == "a"
 
 
+def test_a_large_body_sent_in_pieces_is_read_whole(running):
+    server = running()
+    body = bytes(range(256)) * 12288  # 3 MiB
+    with server.socket() as sock:
+        sock.sendall(b"PUT /big HTTP/1.1\r\nContent-Length: %d\r\n\r\n"
+                     % len(body) + body[:1000])
+        for start in range(1000, len(body), 100000):
+            sock.sendall(body[start:start + 100000])
+        response = read_response(sock)
+        doc = json.loads(response.read())
+        assert doc["body"].encode("latin-1") == body
+        # The connection goes on with the next request.
+        status, _, answer = exchange(sock, b"GET /next HTTP/1.1\r\n\r\n")
+        assert (status, json.loads(answer)["path"]) == (200, "/next")
+
+
 def test_chunked_request_body_is_decoded(running):
     server = running()
     with server.socket() as sock:
@@ -660,3 +676,28 @@ def test_ipv6_loopback(running):
     finally:
         server.stop()
         thread.join(10)
+
+
+def test_the_watcher_takes_a_number_left_by_a_socket_closed_unannounced():
+    watcher = http_server._Watcher()
+    if watcher._epoll is None:
+        pytest.skip("epoll only")
+    first_a, first_b = socket.socketpair()
+    first = http_server._Connection(first_a, None)
+    watcher.park(first)
+    number = first_a.fileno()
+    # Closed without forget(): epoll dropped it, the watcher did not.
+    first_a.close()
+    second_a, second_b = socket.socketpair()
+    try:
+        if second_a.fileno() != number:
+            pytest.skip("the number was not reused")
+        second = http_server._Connection(second_a, None)
+        watcher.park(second)
+        second_b.sendall(b"x")
+        assert watcher.wait(1) == [second]
+        watcher.forget(second, parked=False)
+        watcher.forget(second, parked=False)
+    finally:
+        for sock in (first_b, second_a, second_b):
+            sock.close()
