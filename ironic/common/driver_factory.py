@@ -135,14 +135,10 @@ class Registry:
         return HardwareTypeInfo(name, hw, enabled, defaults)
 
     def _computed_default(self, kind: str, names: list[str]) -> str:
-        """The hardware type's first choice, except for the network: as in
-        the public service, ``flat`` only where Neutron serves DHCP, else
-        ``noop``, when the hardware type supports it."""
-        if kind == "network":
-            wanted = "flat" if self._conf.dhcp.dhcp_provider == "neutron" \
-                else "noop"
-            if wanted in names:
-                return wanted
+        """The hardware type's first choice among the enabled ones, for
+        every interface, the network too (``flat`` before ``noop`` where
+        both are enabled), as Ironic 39 computes it whatever the DHCP
+        provider."""
         return names[0]
 
     def _supported_names(self, hw: Any, kind: str) -> list[str]:

@@ -49,7 +49,8 @@ def test_detail_and_show_give_interfaces_by_version(api_all):
     assert listed == shown
     old = api_all.get("/v1/drivers/fake-hardware", version="1.32").json
     assert "default_storage_interface" not in old
-    assert old["default_network_interface"] == "noop"
+    # The hardware type's first enabled network interface, as Ironic 39.
+    assert old["default_network_interface"] == "flat"
     assert "default_bios_interface" not in api_all.get(
         "/v1/drivers/fake-hardware", version="1.39").json
 

@@ -28,7 +28,7 @@ def test_defaults_are_computed_and_stored(api):
     node = _create(api)
     assert node["power_interface"] == "fake"
     assert node["console_interface"] == "fake"
-    assert node["network_interface"] == "noop"
+    assert node["network_interface"] == "flat"
     assert node["storage_interface"] == "noop"
 
 

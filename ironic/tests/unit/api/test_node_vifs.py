@@ -198,12 +198,20 @@ def test_versions_missing_nodes_and_locks(env):
     assert api.delete(f"{url}/{VIF}").status_int == 409
 
 
-@pytest.mark.parametrize("provider,expected", [("neutron", "flat"),
-                                               ("none", "noop")])
-def test_network_default_follows_the_dhcp_provider(env, config, provider,
-                                                   expected):
+@pytest.mark.parametrize("provider,enabled,expected", [
+    ("neutron", ["flat", "noop"], "flat"),
+    ("none", ["flat", "noop"], "flat"),
+    ("none", ["noop", "flat"], "flat"),
+    ("none", ["noop"], "noop"),
+])
+def test_network_default_is_the_hardware_types_first_enabled(
+        env, config, provider, enabled, expected):
+    # As Ironic 39 computes it (checked against a running one): the
+    # hardware type's order decides, not the DHCP provider nor the order
+    # of enabled_network_interfaces.
     from ironic.common import driver_factory
     config("dhcp", dhcp_provider=provider)
+    config(enabled_network_interfaces=enabled)
     driver_factory.reset()
     info = driver_factory.load().hardware_type("fake-hardware")
     assert info.defaults["network"] == expected
