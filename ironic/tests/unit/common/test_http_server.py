@@ -201,11 +201,9 @@ def test_a_stalled_request_does_not_hold_up_other_connections(running):
         if "/slow" in threads:
             break
         time.sleep(0.01)
-    started = time.monotonic()
     assert exchange(quick, b"GET /quick HTTP/1.1\r\n\r\n")[0] == 200
-    # Answered by a new leader within a couple of the monitor's checks,
-    # while the first one still waits inside the application.
-    assert time.monotonic() - started < 2
+    # Answered by a new leader while the first one still waits inside the
+    # application.
     assert not release.is_set()
     assert threads["/quick"] != threads["/slow"]
     release.set()
@@ -277,10 +275,10 @@ def test_a_failed_leader_is_replaced(running, monkeypatch, caplog):
                 raise RuntimeError("broken")
             return wait(self, timeout)
         monkeypatch.setattr(http_server._Watcher, "wait", wait_once_broken)
-        # The leader waiting now fails at its next turn (at most half a
-        # second away); its successor answers.
-        time.sleep(0.6)
-        assert exchange(sock, b"GET / HTTP/1.1\r\n\r\n")[0] == 200
+        # The leader's next wait fails, whether a request or its timeout
+        # ends the one in progress; its successor answers what follows.
+        for _ in range(2):
+            assert exchange(sock, b"GET / HTTP/1.1\r\n\r\n")[0] == 200
     assert failed
     assert "leader thread failed" in caplog.text
 
