@@ -131,15 +131,12 @@ class Registry:
             if configured:
                 defaults[kind] = configured if configured in names else None
             else:
-                defaults[kind] = self._computed_default(kind, names)
+                # The hardware type's first choice among the enabled ones,
+                # for every interface, the network too (``flat`` before
+                # ``noop``), as Ironic 39 computes it whatever the DHCP
+                # provider.
+                defaults[kind] = names[0]
         return HardwareTypeInfo(name, hw, enabled, defaults)
-
-    def _computed_default(self, kind: str, names: list[str]) -> str:
-        """The hardware type's first choice among the enabled ones, for
-        every interface, the network too (``flat`` before ``noop`` where
-        both are enabled), as Ironic 39 computes it whatever the DHCP
-        provider."""
-        return names[0]
 
     def _supported_names(self, hw: Any, kind: str) -> list[str]:
         names: list[str] = []

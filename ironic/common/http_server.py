@@ -586,14 +586,14 @@ class Server:
                     self._park(conn)
                 except OSError as e:
                     self._connections.discard(conn)
-                    parked = e
+                    refusal = e
                 else:
-                    parked = None
-            if parked is not None:
+                    refusal = None
+            if refusal is not None:
                 # The watcher refused it (out of memory, say): this client
                 # only is turned away.
                 LOG.warning("The API server could not watch a connection: "
-                            "%s", parked)
+                            "%s", refusal)
                 client.close()
 
     def stop(self) -> None:
