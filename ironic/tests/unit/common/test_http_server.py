@@ -238,18 +238,25 @@ def test_a_blank_line_between_requests_keeps_the_connection(running):
         assert (status, json.loads(body)["path"]) == (200, "/b")
 
 
+def _fail_first_call(monkeypatch, method: str, error: Exception) -> list:
+    """Make ``_Watcher.<method>`` raise ``error`` on its first call only;
+    the list returned holds the error once it was raised."""
+    real = getattr(http_server._Watcher, method)
+    raised = []
+
+    def once(self, *args):
+        if not raised:
+            raised.append(error)
+            raise error
+        return real(self, *args)
+    monkeypatch.setattr(http_server._Watcher, method, once)
+    return raised
+
+
 def test_a_connection_the_watcher_refuses_is_closed_alone(running,
                                                         monkeypatch, caplog):
     server = running()
-    park = http_server._Watcher.park
-    refused = []
-
-    def park_once_refused(self, conn):
-        if not refused:
-            refused.append(conn)
-            raise OSError("no room")
-        return park(self, conn)
-    monkeypatch.setattr(http_server._Watcher, "park", park_once_refused)
+    _fail_first_call(monkeypatch, "park", OSError("no room"))
     with server.socket() as first:
         first.sendall(b"GET / HTTP/1.1\r\n\r\n")
         try:
@@ -266,15 +273,8 @@ def test_a_failed_leader_is_replaced(running, monkeypatch, caplog):
     server = running()
     with server.socket() as sock:
         assert exchange(sock, b"GET / HTTP/1.1\r\n\r\n")[0] == 200
-        wait = http_server._Watcher.wait
-        failed = []
-
-        def wait_once_broken(self, timeout):
-            if not failed:
-                failed.append(True)
-                raise RuntimeError("broken")
-            return wait(self, timeout)
-        monkeypatch.setattr(http_server._Watcher, "wait", wait_once_broken)
+        failed = _fail_first_call(monkeypatch, "wait",
+                                  RuntimeError("broken"))
         # The leader's next wait fails, whether a request or its timeout
         # ends the one in progress; its successor answers what follows.
         for _ in range(2):
