@@ -51,7 +51,7 @@ class DirectRoutes:
             if wanted is None:
                 return self.routed(environ, start_response)
             try:
-                body = method.dumps(node_api.node_document(*wanted))
+                body = node_api.node_document(*wanted)
             except Exception as e:  # noqa: BLE001 - mapped to the API
                 return method.error_response(e)(environ, start_response)
             start_response("200 OK", [("Content-Type", "application/json"),

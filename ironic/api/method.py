@@ -151,7 +151,8 @@ def api_method(min_version: int = 1, max_version: int | None = None,
                 resp.content_type = None
                 return resp
             resp.content_type = "application/json"
-            resp.body = dumps(result)
+            # Bytes are a document the handler encoded itself.
+            resp.body = result if isinstance(result, bytes) else dumps(result)
             return resp
         return handler
     return decorate

@@ -35,6 +35,14 @@ opts = [
                     "provision PUTs faster than 16. More help only when "
                     "many requests wait at once on slow conductor calls "
                     "(BMCs answering synchronous requests)."),
+    cfg.IntOpt("node_document_cache_size", default=2048, min=0,
+               help="Node documents (GET /v1/nodes/{node}) each API "
+                    "process keeps rendered, per node, microversion and "
+                    "fields list. One is answered again only while the "
+                    "node's database row and traits are unchanged, which "
+                    "every request still reads, so no entry can go stale. "
+                    "A document takes about 5 KiB. 0 renders every "
+                    "document anew."),
     cfg.BoolOpt("restrict_lookup", default=True,
                 help="Only answer ramdisk lookups for nodes in states where "
                      "an agent is expected."),

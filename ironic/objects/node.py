@@ -98,23 +98,19 @@ class Node(IronicObject):
     @classmethod
     def get(cls, ident: str | int, *, with_traits: bool = False) -> Node:
         """Load by database id, UUID or logical name."""
-        if isinstance(ident, int):
-            column = "id"
-        elif utils.is_uuid_like(ident):
-            column = "uuid"
-        elif utils.is_valid_logical_name(ident):
-            column = "name"
-        else:
-            raise exception.NodeNotFound(node=ident)
-        dbapi = db_api.get_instance()
+        column = _column_of(ident)
         if with_traits:
-            db_obj, traits = dbapi.get_node_with_traits(column, ident)
-        else:
-            db_obj, traits = getattr(dbapi, f"get_node_by_{column}")(ident), \
-                None
-        node = cls.from_db(db_obj)
-        object.__setattr__(node, "traits", traits)
+            return cls.snapshot(ident).node()
+        row = getattr(db_api.get_instance(), f"get_node_by_{column}")(ident)
+        node = cls.from_db(row)
+        object.__setattr__(node, "traits", None)
         return node
+
+    @classmethod
+    def snapshot(cls, ident: str | int) -> NodeSnapshot:
+        """The node and its traits as read now, not yet made an object."""
+        return NodeSnapshot(db_api.get_instance().fetch_node_with_traits(
+            _column_of(ident), ident))
 
     def create(self) -> None:
         traits = self.traits or []
@@ -127,3 +123,42 @@ class Node(IronicObject):
         traits = db_api.get_instance().get_node_traits(self.id)
         object.__setattr__(self, "traits", traits)
         return traits
+
+
+def _column_of(ident: str | int) -> str:
+    if isinstance(ident, int):
+        return "id"
+    if utils.is_uuid_like(ident):
+        return "uuid"
+    if utils.is_valid_logical_name(ident):
+        return "name"
+    raise exception.NodeNotFound(node=ident)
+
+
+class NodeSnapshot:
+    """One read of a node's row and traits.
+
+    Two snapshots with equal ``stamp`` read the same stored values of the
+    node and its traits. The stamp is None when that cannot be told (the
+    read was retried through SQLAlchemy). Turning the rows into a ``Node``
+    (JSON decoding, datetimes) waits until ``node()`` is called.
+    """
+
+    __slots__ = ("_fetched",)
+
+    def __init__(self, fetched):
+        self._fetched = fetched
+
+    @property
+    def stamp(self) -> bytes | None:
+        return self._fetched.stamp()
+
+    def column(self, name: str):
+        """A plain column (id, uuid, driver, ...) as stored."""
+        return self._fetched.value(name)
+
+    def node(self) -> Node:
+        row, traits = db_api.get_instance().node_and_traits(self._fetched)
+        node = Node.from_db(row)
+        object.__setattr__(node, "traits", traits)
+        return node

@@ -279,9 +279,23 @@ class Connection(ConductorQueries, HardwareQueries, NodeResourceQueries,
         One statement (the node outer-joined to its traits): a single GET
         of a node needs both, and one query is one snapshot.
         """
-        rows = _node_with_traits_query(column).all(value=value)
-        if not rows:
+        return self.node_and_traits(
+            self.fetch_node_with_traits(column, value))
+
+    def fetch_node_with_traits(self, column: str, value
+                               ) -> prepared.Fetched:
+        """The rows of ``get_node_with_traits`` before any processing (see
+        ``prepared.Fetched``); ``node_and_traits`` makes them its result."""
+        fetched = _node_with_traits_query(column).fetch(value=value)
+        if not len(fetched):
             raise exception.NodeNotFound(node=value)
+        return fetched
+
+    @staticmethod
+    def node_and_traits(fetched: prepared.Fetched) -> tuple:
+        """The node row and its trait names from the rows of
+        ``fetch_node_with_traits``."""
+        rows = fetched.rows()
         # A plain row, not an ORM instance: the caller only reads its
         # columns.
         return rows[0], [r.node_trait for r in rows

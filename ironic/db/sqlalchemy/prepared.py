@@ -15,11 +15,18 @@ dropped connection is replaced, as for every other query.
 
 Connections come from the engine's pool, or on a sqlite file from
 ``engine.SqliteReaders``, which skips the pool's check-out and check-in.
+
+``fetch`` keeps the rows as the driver returned them, before any
+processing (``Fetched``), and can stamp them: two reads whose stamps are
+equal returned the same stored values, which lets a caller tell that
+something it built from an earlier read is still current without building
+it again.
 """
 
 from __future__ import annotations
 
 import collections
+import pickle
 import threading
 from typing import Any, Callable, NamedTuple
 
@@ -36,6 +43,8 @@ class _Plan(NamedTuple):
     binds: dict[str, Callable]
     results: tuple[tuple[int, Callable], ...]
     row: type
+    #: Position of each column key in a row.
+    positions: dict[str, int]
     #: The driver's base exception (DB-API ``Error``).
     dbapi_error: type[Exception]
     readers: db_engine.SqliteReaders | db_engine.PooledReaders
@@ -68,10 +77,12 @@ class PreparedSelect:
             process = param.type.dialect_impl(dialect).bind_processor(dialect)
             if process is not None:
                 binds[name] = process
-        row = collections.namedtuple("Row", [c.key for c in columns])
+        keys = [c.key for c in columns]
+        row = collections.namedtuple("Row", keys)
         return _Plan(engine, compiled.string,
                      tuple(compiled.positiontup) if compiled.positional
                      else None, binds, tuple(results), row,
+                     {key: position for position, key in enumerate(keys)},
                      dialect.loaded_dbapi.Error,
                      db_engine.readers_for(engine))
 
@@ -85,6 +96,10 @@ class PreparedSelect:
         return plan
 
     def all(self, **params: Any) -> list:
+        return self.fetch(**params).rows()
+
+    def fetch(self, **params: Any) -> Fetched:
+        """The matching rows, processed only when ``rows()`` is called."""
         plan = self._current_plan()
         values = dict(params)
         for name, process in plan.binds.items():
@@ -103,33 +118,76 @@ class PreparedSelect:
                 cursor.close()
             done = True
         except plan.dbapi_error:
-            return self._through_sqlalchemy(plan, params)
+            return Fetched(plan, None, self._through_sqlalchemy(plan, params))
         finally:
             # A connection that failed is not used again.
             if done:
                 readers.release(connection)
             else:
                 readers.discard(connection)
-        return self._rows(plan, raw_rows)
+        return Fetched(plan, raw_rows, None)
 
     def first(self, **params: Any) -> Any:
         rows = self.all(**params)
         return rows[0] if rows else None
 
-    @staticmethod
-    def _rows(plan: _Plan, raw_rows: list) -> list:
-        make = plan.row._make
-        if not plan.results:
-            return [make(r) for r in raw_rows]
-        rows = []
-        for raw in raw_rows:
-            values = list(raw)
-            for position, process in plan.results:
-                values[position] = process(values[position])
-            rows.append(make(values))
-        return rows
-
     def _through_sqlalchemy(self, plan: _Plan, params: dict) -> list:
         with db_engine.reading() as conn:
             result = conn.execute(self.statement, params).all()
         return [plan.row._make(r) for r in result]
+
+
+class Fetched:
+    """The rows of one ``PreparedSelect`` run.
+
+    ``raw`` is the driver's rows as tuples of plain values, or None when
+    the statement had to run through SQLAlchemy after a driver error.
+    """
+
+    __slots__ = ("raw", "_plan", "_rows", "_stamp")
+
+    def __init__(self, plan: _Plan, raw: list | None, rows: list | None):
+        self._plan = plan
+        self.raw = raw
+        self._rows = rows
+        self._stamp = None
+
+    def stamp(self) -> bytes | None:
+        """The raw rows serialized: two equal stamps come from equal
+        stored values (a pickle decodes to what it encodes). Equal values
+        give equal stamps in practice, which is all a cache needs. About a
+        sixth of the memory of the rows themselves. None without raw rows.
+        """
+        if self._stamp is None and self.raw is not None:
+            self._stamp = pickle.dumps(self.raw, protocol=5)
+        return self._stamp
+
+    def __len__(self) -> int:
+        return len(self.raw if self._rows is None else self._rows)
+
+    def value(self, column: str) -> Any:
+        """``column`` of the first row as the driver returned it."""
+        position = self._plan.positions[column]
+        if self.raw is not None:
+            return self.raw[0][position]
+        return self._rows[0][position]
+
+    def rows(self) -> list:
+        """The rows as named tuples, each column's result processor
+        applied (JSON decoded, datetimes parsed)."""
+        if self._rows is None:
+            self._rows = _processed(self._plan, self.raw)
+        return self._rows
+
+
+def _processed(plan: _Plan, raw_rows: tuple) -> list:
+    make = plan.row._make
+    if not plan.results:
+        return [make(r) for r in raw_rows]
+    rows = []
+    for raw in raw_rows:
+        values = list(raw)
+        for position, process in plan.results:
+            values[position] = process(values[position])
+        rows.append(make(values))
+    return rows

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import copy
-import datetime
 import functools
 import re
-import types
 from typing import Any, Callable, Container, Sequence
 
 import pecan
 from pecan import rest
 
-from ironic.api import method
+from ironic.api import document_cache, method
 from ironic.api.controllers.v1 import node_driver, node_sub, versions
 from ironic.api.controllers.v1 import port as port_api
 from ironic.api.controllers.v1 import portgroup as portgroup_api
@@ -22,7 +20,7 @@ from ironic.common import exception, faults, hash_ring, policy, states, utils
 from ironic.conductor import rpcapi
 from ironic.db import api as db_api
 from ironic.db.sqlalchemy import models
-from ironic.objects.node import Node
+from ironic.objects.node import Node, NodeSnapshot
 
 # Fields the API adds that are not columns of the nodes table, with the
 # minor version that introduced each.
@@ -452,33 +450,75 @@ def valid_name_for_version(name: str, ver: int) -> bool:
     return all(_HOSTNAME_LABEL.match(label) for label in labels)
 
 
-def get_node(ident: str, with_traits: bool = False) -> Node:
-    """Look a node up by UUID or (from 1.5) logical name."""
+def _stored_ident(ident: str) -> str:
+    """The node identifier a client of this request's version means, as
+    stored: a normalized UUID or a name (404 or 400 when it can name no
+    node)."""
     ver = method.version()
     if ver < 91 and ident.endswith(".json"):
         # Before 1.91 a trailing .json asked for JSON, it was not a name.
         ident = ident[:-len(".json")]
     if utils.is_uuid_like(ident):
-        return Node.get(utils.normalize_uuid(ident), with_traits=with_traits)
+        return utils.normalize_uuid(ident)
     if ver >= 5:
         if utils.is_valid_logical_name(ident):
-            return Node.get(ident, with_traits=with_traits)
+            return ident
         # Neither a UUID nor a possible name: the request is malformed.
         raise exception.InvalidUuidOrName(name=ident)
     raise exception.NodeNotFound(node=ident)
 
 
-def node_document(ident: str, fields: str | None = None) -> dict:
-    """``GET /v1/nodes/{ident}[?fields=...]``, for the routed handler and
-    for ``ironic.api.direct_routes``."""
+def get_node(ident: str, with_traits: bool = False) -> Node:
+    """Look a node up by UUID or (from 1.5) logical name."""
+    return Node.get(_stored_ident(ident), with_traits=with_traits)
+
+
+def node_document(ident: str, fields: str | None = None) -> bytes:
+    """``GET /v1/nodes/{ident}[?fields=...]`` encoded, for the routed
+    handler and for ``ironic.api.direct_routes``."""
     policy.authorize("baremetal:node:get", method.context())
     wanted = parse_node_fields(fields, method.version())
-    return show_node(get_node(
-        ident, with_traits=wanted is None or "traits" in wanted),
-        with_links(wanted) if wanted else None)
+    return rendered_node(Node.snapshot(_stored_ident(ident)),
+                         tuple(with_links(wanted)) if wanted else None)
 
 
-def show_node(node: Node, fields: list[str] | None = None) -> dict:
+_DOCUMENTS = document_cache.DocumentCache()
+#: The tag of a document that does not show the node's conductor.
+_NO_CONDUCTOR = object()
+
+
+def rendered_node(snap: NodeSnapshot, fields: tuple[str, ...] | None
+                  ) -> bytes:
+    """The encoded document of the node read in ``snap``, rendered anew
+    only when the node, the request's version, fields or URL differ from
+    an earlier rendering (see ``ironic.api.document_cache``)."""
+    ver = method.version()
+    url = method.public_url()
+    key = (snap.column("id"), ver, fields, url)
+    found = _DOCUMENTS.get(key, snap.stamp)
+    if found is not None:
+        conductor, body = found
+        if conductor is _NO_CONDUCTOR or conductor == hash_ring.conductor_for(
+                {"uuid": snap.column("uuid"), "driver": snap.column("driver"),
+                 "conductor_group": snap.column("conductor_group")}):
+            return body
+    doc = show_node(snap.node(), fields, url)
+    body = method.dumps(doc)
+    # The UUIDs of a chassis or an allocation are not in the node's row.
+    if snap.column("chassis_id") is None and \
+            snap.column("allocation_id") is None:
+        _DOCUMENTS.put(key, snap.stamp, doc.get("conductor", _NO_CONDUCTOR),
+                       body)
+    return body
+
+
+def reset_documents() -> None:
+    """Forget every rendered node document (tests switch databases)."""
+    _DOCUMENTS.clear()
+
+
+def show_node(node: Node, fields: Sequence[str] | None = None,
+              url: str | None = None) -> dict:
     ver = method.version()
     names = tuple(fields) if fields else _visible_fields(ver)
     row = node.as_dict()
@@ -488,7 +528,7 @@ def show_node(node: Node, fields: list[str] | None = None) -> dict:
     rel = _Relations([row], _related(names, loaded))
     if loaded and "traits" in names:
         rel.traits = {node.id: node.traits}
-    return node_view(row, names, ver, method.public_url(), rel)
+    return node_view(row, names, ver, url or method.public_url(), rel)
 
 
 @functools.lru_cache(maxsize=512)
@@ -655,16 +695,6 @@ def _column_changes(values: dict, changed: dict) -> dict:
                                   and "chassis_uuid" in changed)}
 
 
-def _node_from_reply(doc: dict, traits: list[str] | None) -> Node:
-    """The node a conductor saved, rebuilt from its JSON reply."""
-    for name in _TIMESTAMPS:
-        if doc.get(name):
-            doc[name] = datetime.datetime.fromisoformat(doc[name])
-    node = Node.from_db(types.SimpleNamespace(**doc))
-    object.__setattr__(node, "traits", traits)
-    return node
-
-
 def _conductor_api(node: dict) -> rpcapi.ConductorAPI:
     """The RPC client, once a conductor serves ``node`` (else 400: the
     client asked for a driver or group nobody serves)."""
@@ -743,7 +773,9 @@ class NodesController(rest.RestController):
         node.create()
         pecan.response.location = f"{method.public_url()}/v1/nodes/" \
                                   f"{node.uuid}"
-        return show_node(node)
+        # Read back, as a GET would: its document is stored for the GET
+        # that usually follows a create.
+        return rendered_node(Node.snapshot(node.uuid), None)
 
     @expose()
     @api_method()
@@ -767,10 +799,10 @@ class NodesController(rest.RestController):
                       "driver": values.get("driver", node.driver),
                       "conductor_group": values.get(
                           "conductor_group", node.conductor_group)}
-            saved = _conductor_api(target).update_node(
-                method.context(), target, changes)
-            node = _node_from_reply(saved, node.traits)
-        return show_node(node)
+            _conductor_api(target).update_node(method.context(), target,
+                                               changes)
+        # The node as the conductor saved it, read back as a GET would.
+        return rendered_node(Node.snapshot(node.uuid), None)
 
     @expose()
     @api_method(status=204)

@@ -77,6 +77,36 @@ def test_a_dbapi_error_falls_back_to_sqlalchemy_and_its_errors(node):
         value=node.uuid).name == "prep-1"
 
 
+def test_fetched_rows_are_processed_on_demand_and_stamped(node):
+    select = prepared.PreparedSelect(_node_and_traits())
+    first = select.fetch(value=node.uuid)
+    again = select.fetch(value=node.uuid)
+    assert len(first) == 2  # one row per trait
+    assert first.value("uuid") == node.uuid
+    assert first.value("driver_info") == first.raw[0][
+        list(first.rows()[0]._fields).index("driver_info")]
+    assert isinstance(first.value("driver_info"), str)  # as stored
+    assert first.rows() == select.all(value=node.uuid)
+    assert first.stamp() == again.stamp()
+
+    db_api.get_instance().update_node(node.id, {"extra": {"k": "v"}})
+    changed = select.fetch(value=node.uuid)
+    assert changed.stamp() != first.stamp()
+    db_api.get_instance().set_node_traits(node.id, ["CUSTOM_A"])
+    assert select.fetch(value=node.uuid).stamp() != changed.stamp()
+
+
+def test_rows_read_through_sqlalchemy_have_no_stamp(node, monkeypatch):
+    select = prepared.PreparedSelect(_node_and_traits())
+    plan = select._current_plan()
+    # Any DBAPI error sends the read through SQLAlchemy.
+    monkeypatch.setattr(select, "_plan", plan._replace(sql="SELECT nonsense"))
+    fetched = select.fetch(value=node.uuid)
+    assert fetched.stamp() is None
+    assert fetched.value("uuid") == node.uuid
+    assert fetched.rows()[0].name == "prep-1"
+
+
 def test_node_reads_use_it_and_raise_not_found(node):
     dbapi = db_api.get_instance()
     row, traits = dbapi.get_node_with_traits("uuid", node.uuid)
