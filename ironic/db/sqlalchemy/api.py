@@ -152,38 +152,55 @@ class Connection(ConductorQueries, HardwareQueries, NodeResourceQueries,
             raise exception.InvalidParameterValue(
                 err=f"Invalid sort direction: {sort_dir}. Acceptable values "
                     f"are 'asc' or 'desc'")
-        with _reader() as session:
-            marker_row = None
-            if marker is not None:
-                marker_row = session.execute(
-                    sa.select(model.id, getattr(model, sort_key)).where(
-                        model.uuid == marker)).first()
-                if marker_row is None:
-                    raise marker_not_found or exception.InvalidParameterValue(
-                        err=f"Marker {marker} not found")
-            cols = ([getattr(model, c) for c in columns] if columns
-                    else [model])
-            stmt = sa.select(*cols)
-            for j in joins:
-                stmt = stmt.outerjoin(*j) if isinstance(j, tuple) else \
-                    stmt.outerjoin(j)
-            for f in filters:
-                stmt = stmt.where(f)
-            stmt = _order_and_page(stmt, model, sort_key, sort_dir,
-                                   marker_row)
-            if limit:
-                stmt = stmt.limit(limit)
-            result = session.execute(stmt)
-            if columns:
+        if columns:
+            # Plain columns need no Session: a Core connection skips the
+            # ORM's execution context (about a third of a small page).
+            # The marker and the page are two statements; the marker's
+            # values are all the page needs from the first.
+            with engine.reading() as conn:
+                stmt = self._page_statement(
+                    model, conn, [getattr(model, c) for c in columns],
+                    filters, limit, marker, sort_key, sort_dir,
+                    marker_not_found, joins)
                 # Plain tuples: a thousand-row page is built noticeably
                 # faster than through Row objects.
                 return [dict(zip(columns, r, strict=True))
-                        for r in result.tuples()]
+                        for r in conn.execute(stmt).tuples()]
+        with _reader() as session:
+            stmt = self._page_statement(
+                model, session, [model], filters, limit, marker, sort_key,
+                sort_dir, marker_not_found, joins)
             out = []
-            for (obj,) in result:
+            for (obj,) in session.execute(stmt):
                 session.expunge(obj)
                 out.append(obj)
             return out
+
+    @staticmethod
+    def _page_statement(model, runner, cols: list, filters: Iterable,
+                        limit: int | None, marker: str | None,
+                        sort_key: str, sort_dir: str, marker_not_found,
+                        joins: Iterable) -> sa.Select:
+        """The SELECT of one page; ``runner`` (a session or a connection)
+        looks the marker up."""
+        marker_row = None
+        if marker is not None:
+            marker_row = runner.execute(
+                sa.select(model.id, getattr(model, sort_key)).where(
+                    model.uuid == marker)).first()
+            if marker_row is None:
+                raise marker_not_found or exception.InvalidParameterValue(
+                    err=f"Marker {marker} not found")
+        stmt = sa.select(*cols)
+        for j in joins:
+            stmt = stmt.outerjoin(*j) if isinstance(j, tuple) else \
+                stmt.outerjoin(j)
+        for f in filters:
+            stmt = stmt.where(f)
+        stmt = _order_and_page(stmt, model, sort_key, sort_dir, marker_row)
+        if limit:
+            stmt = stmt.limit(limit)
+        return stmt
 
     @staticmethod
     def _translate_integrity(e: db_exc.DBDuplicateEntry, model_name: str,

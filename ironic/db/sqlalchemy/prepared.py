@@ -156,11 +156,15 @@ class Fetched:
         """The raw rows serialized: two equal stamps come from equal
         stored values (a pickle decodes to what it encodes). Equal values
         give equal stamps in practice, which is all a cache needs. About a
-        sixth of the memory of the rows themselves. None without raw rows.
+        sixth of the memory of the rows themselves. None without raw rows
+        or for a value the driver gave that does not pickle.
         """
         if self._stamp is None and self.raw is not None:
-            self._stamp = pickle.dumps(self.raw, protocol=5)
-        return self._stamp
+            try:
+                self._stamp = pickle.dumps(self.raw, protocol=5)
+            except (pickle.PicklingError, TypeError, AttributeError):
+                self._stamp = b""  # never a pickle: "tried, none"
+        return self._stamp or None
 
     def __len__(self) -> int:
         return len(self.raw if self._rows is None else self._rows)

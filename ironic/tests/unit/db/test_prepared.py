@@ -107,6 +107,15 @@ def test_rows_read_through_sqlalchemy_have_no_stamp(node, monkeypatch):
     assert fetched.rows()[0].name == "prep-1"
 
 
+def test_a_value_that_does_not_pickle_gives_no_stamp(node):
+    fetched = prepared.PreparedSelect(_node_and_traits()).fetch(
+        value=node.uuid)
+    fetched.raw[0] = fetched.raw[0] + (lambda: None,)
+    assert fetched.stamp() is None
+    assert fetched.stamp() is None
+    assert fetched.value("uuid") == node.uuid
+
+
 def test_node_reads_use_it_and_raise_not_found(node):
     dbapi = db_api.get_instance()
     row, traits = dbapi.get_node_with_traits("uuid", node.uuid)
