@@ -494,6 +494,9 @@ def rendered_node(snap: NodeSnapshot, fields: tuple[str, ...] | None
     an earlier rendering (see ``ironic.api.document_cache``)."""
     ver = method.version()
     url = method.public_url()
+    # Who asks is not in the key: no field of a node document depends on
+    # the caller (the policy check above allows the whole document or
+    # nothing). A field hidden by role would have to add the role here.
     key = (snap.column("id"), ver, fields, url)
     found = _DOCUMENTS.get(key, snap.stamp)
     if found is not None:
