@@ -41,7 +41,7 @@ opts = [
                     "fields list. One is answered again only while the "
                     "node's database row and traits are unchanged, which "
                     "every request still reads, so no entry can go stale. "
-                    "A document takes about 5 KiB. 0 renders every "
+                    "A document takes about 4 KiB. 0 renders every "
                     "document anew."),
     cfg.BoolOpt("restrict_lookup", default=True,
                 help="Only answer ramdisk lookups for nodes in states where "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ironic.common import exception, utils
 from ironic.db import api as db_api
 from ironic.db.sqlalchemy.models import INTERFACE_COLUMNS
@@ -98,10 +100,10 @@ class Node(IronicObject):
     @classmethod
     def get(cls, ident: str | int, *, with_traits: bool = False) -> Node:
         """Load by database id, UUID or logical name."""
-        column = _column_of(ident)
         if with_traits:
             return cls.snapshot(ident).node()
-        row = getattr(db_api.get_instance(), f"get_node_by_{column}")(ident)
+        row = getattr(db_api.get_instance(),
+                      f"get_node_by_{_column_of(ident)}")(ident)
         node = cls.from_db(row)
         object.__setattr__(node, "traits", None)
         return node
@@ -140,20 +142,22 @@ class NodeSnapshot:
 
     Two snapshots with equal ``stamp`` read the same stored values of the
     node and its traits. The stamp is None when that cannot be told (the
-    read was retried through SQLAlchemy). Turning the rows into a ``Node``
-    (JSON decoding, datetimes) waits until ``node()`` is called.
+    read was retried through SQLAlchemy, or a value did not pickle).
+    Turning the rows into a ``Node`` (JSON decoding, datetimes) waits until
+    ``node()`` is called.
     """
 
     __slots__ = ("_fetched",)
 
-    def __init__(self, fetched):
+    def __init__(self, fetched: Any) -> None:
+        # The database layer's ``prepared.Fetched``.
         self._fetched = fetched
 
     @property
     def stamp(self) -> bytes | None:
         return self._fetched.stamp()
 
-    def column(self, name: str):
+    def column(self, name: str) -> Any:
         """A plain column (id, uuid, driver, ...) as stored."""
         return self._fetched.value(name)
 
