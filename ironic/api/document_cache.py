@@ -6,8 +6,8 @@ less often than it is asked for. Rendering it (decoding the JSON columns,
 masking secrets, building links, encoding) costs about as much as the
 rest of the request. An entry holds the encoded document with the *stamp*
 of what it was rendered from: the raw database rows of the node and its
-traits (``NodeSnapshot.stamp``). A request reads the rows as it always
-does; if they are equal to the stamp, the stored bytes are the answer.
+traits, serialized (``NodeSnapshot.stamp``). A request reads the rows as
+it always does; if their stamp is equal, the stored bytes are the answer.
 Nothing is ever invalidated by hand, so no writer anywhere (another API
 worker, a conductor, a manual SQL update) can leave a stale entry behind.
 
