@@ -133,6 +133,12 @@ def exchange(sock: Conn, raw: bytes, method="GET"
             response.read())
 
 
+def assert_next_request_served(sock: Conn) -> None:
+    """The connection reads its next request from the right place."""
+    status, _, body = exchange(sock, b"GET /next HTTP/1.1\r\n\r\n")
+    assert (status, json.loads(body)["path"]) == (200, "/next")
+
+
 def test_keep_alive_serves_requests_one_after_another(running):
     server = running()
     with server.socket() as sock:
@@ -301,9 +307,7 @@ def test_heads_whole_or_line_by_line_read_the_same(running, head):
         assert (status, doc["path"]) == (200, "/lf")
         if b"X-Thing" in head:
             assert doc["x_thing"].split(", ")[0] == "a"
-        # The connection reads the next request from the right place.
-        status, _, body = exchange(sock, b"GET /next HTTP/1.1\r\n\r\n")
-        assert (status, json.loads(body)["path"]) == (200, "/next")
+        assert_next_request_served(sock)
 
 
 def test_a_bare_carriage_return_is_not_a_line_end(running):
@@ -335,9 +339,7 @@ def test_a_large_body_sent_in_pieces_is_read_whole(running):
         response = read_response(sock)
         doc = json.loads(response.read())
         assert doc["body"].encode("latin-1") == body
-        # The connection goes on with the next request.
-        status, _, answer = exchange(sock, b"GET /next HTTP/1.1\r\n\r\n")
-        assert (status, json.loads(answer)["path"]) == (200, "/next")
+        assert_next_request_served(sock)
 
 
 def test_chunked_request_body_is_decoded(running):
