@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ironic.common import boot_modes, exception
+from ironic.common import boot_devices, boot_modes, exception
 from ironic.conf import CONF
 from ironic.drivers.modules import boot_config, pxe, pxe_base, pxe_info
 
@@ -87,6 +87,29 @@ class iPXEBoot(pxe_base.NetworkBoot):  # noqa: N801 - the public class name
         options = pxe.tftp_options(chainload)
         # Clients that already run iPXE get the script instead.
         options[0] = dict(options[0], opt_name="tag:!ipxe,67")
+        script = f"{CONF.deploy.http_url.rstrip('/')}/{BOOT_SCRIPT}"
+        options.append({"opt_name": "tag:ipxe,67", "opt_value": script,
+                        "ip_version": 4})
+        return options
+
+
+class iPXEHttpBoot(iPXEBoot):  # noqa: N801 - the public class name
+    """iPXE loaded by UEFI HTTP boot instead of TFTP: DHCP hands the
+    firmware's HTTP client the URL of ``[pxe]uefi_ipxe_bootfile_name``
+    under ``[deploy]http_url`` (the operator puts the iPXE EFI image in
+    ``http_root``); iPXE then chains to ``boot.ipxe`` and the node's
+    script as with ``ipxe``."""
+
+    boot_device = boot_devices.UEFIHTTP
+
+    def _validate_ramdisk(self, task: Any, mode: str) -> None:
+        super()._validate_ramdisk(task, mode)
+        pxe_base.require_uefi_http(task, "http-ipxe", "ipxe")
+
+    def dhcp_options(self, task: Any) -> list[dict]:
+        options = [dict(option, opt_name=f"tag:!ipxe,{option['opt_name']}")
+                   for option in pxe.http_options(
+                       CONF.pxe.uefi_ipxe_bootfile_name)]
         script = f"{CONF.deploy.http_url.rstrip('/')}/{BOOT_SCRIPT}"
         options.append({"opt_name": "tag:ipxe,67", "opt_value": script,
                         "ip_version": 4})

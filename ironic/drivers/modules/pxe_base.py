@@ -66,6 +66,10 @@ class NetworkBoot(base.BootInterface):
     def check_service(self) -> None:
         """MissingParameterValue when the configuration cannot serve."""
 
+    #: The boot device the ramdisk (and a network-booted instance) boots
+    #: from; see ``_network_boot_device``.
+    boot_device = boot_devices.PXE
+
     def prepare_common(self) -> None:
         """Write what every node shares (before a node's files)."""
 
@@ -119,7 +123,7 @@ class NetworkBoot(base.BootInterface):
         params = pxe_info.ramdisk_kernel_params(node, ramdisk_params)
         self._place(task, images, params)
         _sync_boot_mode(task)
-        _set_boot_device(task, boot_devices.PXE,
+        _set_boot_device(task, self._network_boot_device(task),
                          pxe_info.persistence(node) == "Always")
         LOG.info("Node %s will boot its %s ramdisk over the network (%s)",
                  node.uuid, mode, self.config_path(node.uuid))
@@ -141,7 +145,8 @@ class NetworkBoot(base.BootInterface):
             images = pxe_info.instance_images(node)
             params = pxe_info.instance_kernel_params(node)
             self._place(task, images, params)
-            _set_boot_device(task, boot_devices.PXE, persistent)
+            _set_boot_device(task, self._network_boot_device(task),
+                             persistent)
             return
         # A disk image boots from the disk: nothing may answer its NICs
         # with a ramdisk any more.
@@ -150,6 +155,24 @@ class NetworkBoot(base.BootInterface):
 
     def clean_up_instance(self, task: Any) -> None:
         self._remove_all(task)
+
+    def _network_boot_device(self, task: Any) -> str:
+        """``boot_device`` when the management interface can set it,
+        else PXE (a BMC that cannot select UEFI HTTP boot explicitly
+        still reaches it through its network boot order)."""
+        if self.boot_device == boot_devices.PXE:
+            return boot_devices.PXE
+        try:
+            supported = task.driver.management.get_supported_boot_devices(
+                task)
+        except exception.UnsupportedDriverExtension:
+            supported = []
+        if self.boot_device in supported:
+            return self.boot_device
+        LOG.info("Node %s: the management interface cannot select %s, "
+                 "booting from the network (pxe) instead", task.node.uuid,
+                 self.boot_device)
+        return boot_devices.PXE
 
     # --- files -----------------------------------------------------------------
 
@@ -210,3 +233,15 @@ def _sync_boot_mode(task: Any) -> None:
         LOG.info("Node %s: switching the boot mode from %s to %s",
                  task.node.uuid, current, wanted)
         mgmt.set_boot_mode(task, wanted)
+
+
+def require_uefi_http(task: Any, interface: str, instead: str) -> None:
+    """InvalidParameterValue unless the node boots UEFI: legacy BIOS
+    firmware has no HTTP boot client. ``instead`` names the interfaces to
+    use then."""
+    from ironic.common import boot_modes
+    if pxe_info.boot_mode(task.node) != boot_modes.UEFI:
+        raise exception.InvalidParameterValue(
+            err=f"Node {task.node.uuid}: the {interface} boot interface "
+                f"needs UEFI; legacy BIOS firmware has no HTTP boot client "
+                f"(use {instead}).")

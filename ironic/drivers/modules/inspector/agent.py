@@ -7,6 +7,13 @@ node then waits in ``inspect wait``. When the ramdisk posts its data
 (``POST /v1/continue_inspection``) the conductor calls
 ``continue_inspection``, which runs the configured inspection hooks and
 tears the ramdisk environment down. ``abort`` tears it down too.
+
+With ``[inspector]require_managed_boot = false`` a node whose boot
+interface cannot boot the ramdisk (no ports, no deploy images...) is
+inspected *unmanaged*: the conductor only sets a one-time network boot and
+powers the node on, and a separate (i)PXE environment - dnsmasq beside
+``ironic-pxe-filter`` - boots it into the ramdisk. Managed inspection stays
+the default, and is used whenever the boot interface can do it.
 """
 
 from __future__ import annotations
@@ -14,7 +21,13 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ironic.common import exception, inspection_lookup, states, utils
+from ironic.common import (
+    boot_devices,
+    exception,
+    inspection_lookup,
+    states,
+    utils,
+)
 from ironic.conf import CONF
 from ironic.drivers import base
 from ironic.drivers.modules import agent_base
@@ -23,6 +36,8 @@ from ironic.drivers.modules.inspector.hooks import base as hooks
 LOG = logging.getLogger(__name__)
 
 CALLBACK_PATH = "/v1/continue_inspection"
+#: driver_internal_info: whether this inspection's boot is the service's.
+MANAGED_KEY = "inspector_manage_boot"
 
 
 def callback_url() -> str:
@@ -55,6 +70,30 @@ def _power(task: Any, target: str) -> None:
         task.node.save()
 
 
+def manages_boot(task: Any) -> bool:
+    """Whether the boot interface boots the ramdisk (managed inspection);
+    raises when it cannot and ``[inspector]require_managed_boot`` holds."""
+    try:
+        agent_base.check_ramdisk_boot(task, "inspection")
+        return True
+    except exception.Invalid as e:
+        if CONF.inspector.require_managed_boot:
+            raise
+        LOG.info("Node %s: unmanaged inspection, a separate network boot "
+                 "environment must boot the ramdisk (%s)", task.node.uuid, e)
+        return False
+
+
+def _start_unmanaged(task: Any) -> None:
+    """Boot from the network once; the separate PXE environment serves."""
+    from ironic.conductor import power
+    if not task.node.disable_power_off:
+        _power(task, states.POWER_OFF)
+    power.set_boot_device(task, boot_devices.PXE, persistent=False)
+    _power(task, states.REBOOT if task.node.disable_power_off
+           else states.POWER_ON)
+
+
 class AgentInspect(base.InspectInterface):
     """In-band inspection with ironic-python-agent."""
 
@@ -67,7 +106,7 @@ class AgentInspect(base.InspectInterface):
         except exception.DriverLoadError as e:
             raise exception.InvalidParameterValue(
                 err=f"In-band inspection is misconfigured: {e}") from e
-        agent_base.check_ramdisk_boot(task, "inspection")
+        manages_boot(task)
 
     def inspect_hardware(self, task: Any) -> str:
         node = task.node
@@ -75,11 +114,19 @@ class AgentInspect(base.InspectInterface):
         info[inspection_lookup.BMC_KEY] = inspection_lookup.bmc_addresses(
             node.driver_info or {})
         info.pop("agent_secret_token", None)
+        info[MANAGED_KEY] = managed = manages_boot(task)
         node.driver_internal_info = info
         node.save()
+        if not managed:
+            _start_unmanaged(task)
+            LOG.info("Node %s is booting from the network for unmanaged "
+                     "inspection", node.uuid)
+            return states.INSPECTWAIT
         network = task.driver.network
         if network is not None:
             network.add_inspection_network(task)
+        from ironic.conductor import power
+        power.forget_agent_before_ramdisk(task)
         task.driver.boot.prepare_ramdisk(task, ramdisk_params(task))
         if task.driver.power.get_power_state(task) == states.POWER_ON:
             _power(task, states.REBOOT)
@@ -99,15 +146,23 @@ class AgentInspect(base.InspectInterface):
 
     def _tear_down(self, task: Any) -> None:
         """Leave the ramdisk: boot and network clean-up, power off."""
+        from ironic.conductor import fast_track
         node = task.node
+        keep = fast_track.keeps_agent(node)
         info = dict(node.driver_internal_info or {})
-        for key in ("agent_secret_token", inspection_lookup.BMC_KEY):
+        for key in (("agent_secret_token",) if not keep else ()) + (
+                inspection_lookup.BMC_KEY,):
             info.pop(key, None)
+        managed = info.pop(MANAGED_KEY, True)
         node.driver_internal_info = info
         node.save()
-        task.driver.boot.clean_up_ramdisk(task)
-        network = task.driver.network
-        if network is not None:
-            network.remove_inspection_network(task)
-        if CONF.inspector.power_off and not node.disable_power_off:
+        if managed:
+            task.driver.boot.clean_up_ramdisk(task)
+            network = task.driver.network
+            if network is not None:
+                network.remove_inspection_network(task)
+        if keep:
+            LOG.info("Node %s: fast track, the agent is left running after "
+                     "inspection", node.uuid)
+        elif CONF.inspector.power_off and not node.disable_power_off:
             _power(task, states.POWER_OFF)

@@ -14,10 +14,19 @@ UUID = "0cbf3c5e-5d2b-4d4c-9f0e-4a1f3d7e2b11"
 SHA = "ab" * 32
 
 
-def _node(instance_info=None, properties=None, boot_mode=None):
+def _node(instance_info=None, properties=None, boot_mode=None,
+          served=None):
+    internal = {"agent_image": served} if served else {}
     return types.SimpleNamespace(uuid=UUID, instance_info=instance_info or {},
                                  properties=properties or {},
-                                 boot_mode=boot_mode)
+                                 boot_mode=boot_mode, driver_info={},
+                                 driver_internal_info=internal)
+
+
+# What instance_image.prepare records for an http source.
+SERVED = {"url": "https://images.test/os/disk.qcow2",
+          "disk_format": "qcow2", "os_hash_algo": "sha256",
+          "os_hash_value": SHA}
 
 
 def _http(**extra):
@@ -27,7 +36,7 @@ def _http(**extra):
 
 
 def test_whole_disk_image_info():
-    info = agent_image.agent_image_info(_node(_http()), True)
+    info = agent_image.agent_image_info(_node(_http(), served=SERVED), True)
     assert info == {"id": "disk.qcow2",
                     "urls": ["https://images.test/os/disk.qcow2"],
                     "disk_format": "qcow2", "container_format": None,
@@ -36,12 +45,12 @@ def test_whole_disk_image_info():
 
 
 def test_partition_image_info_carries_the_layout(config):
-    node = _node(_http(kernel="k", ramdisk="r", root_gb=20, swap_mb=512,
-                       image_checksum="c" * 32))
+    node = _node(_http(kernel="k", ramdisk="r", root_gb=20, swap_mb=512),
+                 served=SERVED)
     info = agent_image.agent_image_info(node, False)
     assert info["image_type"] == "partition"
     assert (info["root_gb"], info["swap_mb"]) == (20, 512)
-    assert info["checksum"] == "c" * 32
+    assert info["os_hash_value"] == SHA
     assert info["deploy_boot_mode"] == "uefi"
     assert info["disk_label"] == "gpt" and info["boot_option"] == "local"
     config("deploy", default_boot_mode="bios")
@@ -73,7 +82,7 @@ def test_root_device_hints_are_checked():
         agent_image.validate(_node(_http(), {"root_device": "sda"}))
 
 
-def test_file_image_is_published_with_its_hash(tmp_path, config):
+def test_file_image_is_checked_cached_and_published(tmp_path, config):
     image = tmp_path / "my image.raw"
     image.write_bytes(b"disk" * 100)
     root = tmp_path / "httpboot"
@@ -81,14 +90,17 @@ def test_file_image_is_published_with_its_hash(tmp_path, config):
     with pytest.raises(exception.MissingParameterValue, match="http_url"):
         agent_image.validate(node)
     config("deploy", http_url="http://127.0.0.1:8080", http_root=str(root))
+    config("pxe", instance_master_path=str(tmp_path / "cache"))
     agent_image.validate(node)
+    # Not prepared yet (a deployment from before an upgrade): now.
     info = agent_image.agent_image_info(node, True)
-    assert info["urls"] == [f"http://127.0.0.1:8080/agent_images/{UUID}/"
-                            f"my%20image.raw"]
+    assert info["urls"] == [f"http://127.0.0.1:8080/agent_images/{UUID}"]
     assert info["os_hash_value"] == hashlib.sha256(b"disk" * 100).hexdigest()
-    published = root / "agent_images" / UUID / "my image.raw"
+    assert info["disk_format"] == "raw"
+    published = root / "agent_images" / UUID
     assert published.read_bytes() == b"disk" * 100
     agent_image.unpublish(node)
     assert not published.exists()
+    assert "agent_image" not in node.driver_internal_info
     with pytest.raises(exception.InvalidParameterValue, match="not exist"):
         agent_image.validate(_node({"image_source": "file:///no/such"}))

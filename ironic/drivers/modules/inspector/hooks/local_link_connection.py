@@ -12,8 +12,6 @@ import binascii
 import logging
 from typing import Any
 
-from ironic.db import api as db_api
-from ironic.db.sqlalchemy import models
 from ironic.drivers.modules.inspector.hooks import base
 from ironic.objects.port import Port
 
@@ -86,13 +84,10 @@ class LocalLinkConnectionHook(base.InspectionHook):
                 by_mac[mac] = link
         if not by_mac:
             return
-        rows = db_api.get_instance().get_port_list(
-            filters=[models.Port.node_id == task.node.id])
-        for row in rows:
-            link = by_mac.get(row.address)
+        for port in Port.list_for_node(task.node.id):
+            link = by_mac.get(port.address)
             if link is None:
                 continue
-            port = Port.from_db(row)
             merged = dict(port.local_link_connection or {}, **link)
             if merged != port.local_link_connection:
                 port.local_link_connection = merged

@@ -10,8 +10,6 @@ from typing import Any
 
 from ironic.common import exception
 from ironic.conf import CONF
-from ironic.db import api as db_api
-from ironic.db.sqlalchemy import models
 from ironic.drivers.modules.inspector.hooks import base
 from ironic.objects.port import Port
 
@@ -58,14 +56,11 @@ class PhysicalNetworkHook(base.InspectionHook):
             return
         by_mac = {(i.get("mac_address") or "").lower(): i
                   for i in inventory.get("interfaces") or ()}
-        rows = db_api.get_instance().get_port_list(
-            filters=[models.Port.node_id == task.node.id])
-        for row in rows:
-            iface = by_mac.get(row.address)
+        for port in Port.list_for_node(task.node.id):
+            iface = by_mac.get(port.address)
             physnet = physnet_for(iface, mapping) if iface else None
-            if physnet and physnet != row.physical_network:
-                port = Port.from_db(row)
+            if physnet and physnet != port.physical_network:
                 port.physical_network = physnet
                 port.save()
                 LOG.info("Node %s: port %s is on physical network %s",
-                         task.node.uuid, row.address, physnet)
+                         task.node.uuid, port.address, physnet)

@@ -13,7 +13,6 @@ from typing import Any
 
 from ironic.common import exception
 from ironic.conf import CONF
-from ironic.db import api as db_api
 from ironic.drivers.modules.inspector.hooks import base
 from ironic.objects.port import Port
 
@@ -30,7 +29,7 @@ def _add(task: Any, iface: dict, existing: dict[str, Port]) -> bool:
             port.save()
         return False
     try:
-        owner = db_api.get_instance().get_port_by_address(mac)
+        owner = Port.get_by_address(mac)
     except exception.PortNotFound:
         owner = None
     if owner is not None:
