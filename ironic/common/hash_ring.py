@@ -78,6 +78,11 @@ class HashRingManager:
         self._ttl = 0.0
         self._members: frozenset = frozenset()
         self._catalog: Any = None
+        # Conductors a caller found dead before their heartbeat timed out:
+        # hostname -> the heartbeat seen then. Out of the rings until they
+        # heartbeat again.
+        self._suspects: dict[str, Any] = {}
+        self._heartbeats: dict[str, Any] = {}
 
     def _expired(self) -> bool:
         # Asked on every node document: the lifetime was read when the
@@ -89,9 +94,33 @@ class HashRingManager:
         with self._lock:
             self._built_at = None
 
+    def suspect(self, host: str) -> None:
+        """``host`` did not answer a liveness check: leave it out of the
+        rings (its nodes go to the next conductor on the ring) until its
+        heartbeat moves on."""
+        with self._lock:
+            self._suspects.setdefault(host, self._heartbeats.get(host))
+            self._built_at = None
+
+    def _alive(self, row: Any) -> bool:
+        beat = row.updated_at or row.created_at
+        self._heartbeats[row.hostname] = beat
+        if row.hostname not in self._suspects:
+            return True
+        seen = self._suspects[row.hostname]
+        if seen is None:
+            # Suspected before this process saw it heartbeat: its next
+            # heartbeat is the one after this.
+            self._suspects[row.hostname] = beat
+            return False
+        if beat is not None and beat > seen:
+            del self._suspects[row.hostname]
+            return True
+        return False
+
     def _build(self) -> None:
-        rows = db_api.get_instance().get_active_conductors(
-            CONF.conductor.heartbeat_timeout)
+        rows = [row for row in db_api.get_instance().get_active_conductors(
+            CONF.conductor.heartbeat_timeout) if self._alive(row)]
         hosts: dict[tuple[str, str], list[str]] = {}
         for row in rows:
             for hw_type in row.drivers or []:

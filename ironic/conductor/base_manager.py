@@ -13,14 +13,18 @@ the locks they hold - then release its locks and unregister.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from typing import Any, Callable
 
-from ironic.common import hash_ring, rpc
+from ironic.common import hash_ring, outages, rpc
 from ironic.conductor import (
     allocations,
     consoles,
+    dependencies,
+    leader_jobs,
+    lock_book,
     manager,
     periodics,
     takeover,
@@ -28,14 +32,20 @@ from ironic.conductor import (
     workers,
 )
 from ironic.conf import CONF
+from ironic.coordination import party
 from ironic.objects.conductor import Conductor
 
 LOG = logging.getLogger(__name__)
 
 
 class ConductorService:
-    def __init__(self, host: str | None = None):
+    def __init__(self, host: str | None = None,
+                 on_give_up: Callable[[], None] | None = None):
+        """``on_give_up``: called once when a dependency's retries ran
+        out (``gave_up`` then says which); ``ironic-conductor`` wakes up
+        and exits."""
         self.host = host or CONF.host
+        self._on_give_up = on_give_up
         self.pool = workers.WorkerPool(CONF.conductor.workers_pool_size)
         self.manager = manager.ConductorManager(self.host, self.pool)
         self.conductor: Conductor | None = None
@@ -51,8 +61,19 @@ class ConductorService:
         # the ring. The lock orders them with the write that leaves it.
         self._leaving = False
         self._beat_lock = threading.Lock()
+        # When a heartbeat first landed after failing ones (monotonic).
+        self._beating_again_at: float | None = None
+        self._heartbeat_failing = False
         self._threads: list[threading.Thread] = []
         self._rpc_server: Any = None
+        self.gave_up: dependencies.GaveUp | None = None
+        self.party = party.Party(leader_jobs.GROUP, self.host,
+                                 leader_jobs.jobs(self),
+                                 on_fatal=self._coordination_lost)
+        # Set with the one line to log when the coordination backend is
+        # gone for good; the command then exits non-zero.
+        self.fatal: str | None = None
+        self._wake_command: threading.Event | None = None
 
     @property
     def stopping(self) -> threading.Event:
@@ -65,31 +86,27 @@ class ConductorService:
 
     # ------------------------------------------------------------------
 
-    def start(self) -> None:
+    def start(self, stop: threading.Event | None = None) -> None:
+        """``stop`` (the command's SIGTERM flag) interrupts the waits for
+        the coordination backend, and is set when that backend is lost
+        for good (``fatal`` then says why)."""
         from ironic.common import driver_factory
+        from ironic.drivers.modules import agent_logs
+        agent_logs.check_config()
         registry = driver_factory.load()
+        self._wake_command = stop or threading.Event()
+        # In the party before anything else: a conductor that cannot
+        # reach the backend must not take nodes (coordination.GiveUp).
+        self.party.start(self._wake_command)
         task_manager.SHUTDOWN.clear()
-        cleared = self._dbapi().clear_node_reservations_for_conductor(
-            self.host)
-        if cleared:
-            LOG.warning("Cleared %d node locks left by a previous run of %s",
-                        cleared, self.host)
-        # Listen before registering: once the ring names this conductor,
-        # calls are sent to its queue, and a queue nobody declared yet
-        # loses them.
-        self._start_rpc()
-        self.conductor = self._register(list(registry.hardware_types))
+        from ironic.conductor import throttle
+        throttle.STOPPING.clear()
         try:
-            # Records what this conductor serves and warns about peers that
-            # serve the same hardware types with other interfaces (seed 003).
-            driver_factory.register_hardware(self.conductor.id, self.host,
-                                             registry)
-            hash_ring.manager().reset()
-            takeover.recover_orphans(self)
-            allocations.resume_orphans(self)
+            self._start_serving(registry)
         except BaseException:
-            # Registered but never serving: leave the ring at once rather
-            # than take calls until the heartbeat times out.
+            # In the party (perhaps leading) but never serving: leave the
+            # party and the ring at once rather than lead or take calls
+            # until timeouts notice.
             self._abandon_start()
             raise
         # Console processes do not outlive the conductor reliably; this
@@ -103,11 +120,37 @@ class ConductorService:
                          self._heartbeat_stop)
         for name, func, interval in self._periodic_tasks(registry):
             self._spawn_loop(name, func, interval)
+        dependencies.Watch(dependencies.for_conductor(),
+                           lambda: CONF.conductor.heartbeat_interval,
+                           self._stop, self._give_up).start()
         LOG.info("Conductor %s started (group '%s', hardware types %s)",
                  self.host, CONF.conductor.conductor_group,
                  ", ".join(registry.hardware_types))
 
+    def _start_serving(self, registry: Any) -> None:
+        """Register and take this conductor's share of the nodes."""
+        from ironic.common import driver_factory
+        cleared = self._dbapi().clear_node_reservations_for_conductor(
+            self.host)
+        if cleared:
+            LOG.warning("Cleared %d node locks left by a previous run of %s",
+                        cleared, self.host)
+        # Listen before registering: once the ring names this conductor,
+        # calls are sent to its queue, and a queue nobody declared yet
+        # loses them.
+        self._start_rpc()
+        self.conductor = self._register(list(registry.hardware_types))
+        # Records what this conductor serves and warns about peers that
+        # serve the same hardware types with other interfaces (seed 003).
+        driver_factory.register_hardware(self.conductor.id, self.host,
+                                         registry)
+        hash_ring.manager().reset()
+        lock_book.release_stray_locks(self.host)
+        takeover.recover_orphans(self)
+        allocations.resume_orphans(self)
+
     def _abandon_start(self) -> None:
+        self.party.leave()
         if self._rpc_server is not None:
             self._rpc_server.stop()
         rpc.unregister_local(self.host)
@@ -164,8 +207,9 @@ class ConductorService:
         return lambda: method(self.manager, None)
 
     def _takeover(self) -> None:
+        # The dead conductors' locks are broken by the party's leader
+        # (leader_jobs); here each conductor resumes what it now owns.
         hash_ring.manager().reset()
-        takeover.release_dead_locks(self)
         takeover.recover_orphans(self)
         takeover.take_over_active_nodes(self)
         consoles.stop_moved_consoles(self)
@@ -174,12 +218,48 @@ class ConductorService:
 
     # ------------------------------------------------------------------
 
+    def _give_up(self, gave_up: dependencies.GaveUp) -> None:
+        if self.gave_up is None:
+            self.gave_up = gave_up
+            LOG.error("%s", gave_up.line(self.host))
+            if self._on_give_up is not None:
+                self._on_give_up()
+
+    def _coordination_lost(self, line: str) -> None:
+        LOG.error("Conductor %s stops: %s; exiting with status %d so that "
+                  "the supervisor restarts it", self.host, line,
+                  dependencies.EXIT_GAVE_UP)
+        self.fatal = line
+        if self._wake_command is not None:
+            self._wake_command.set()
+
     def _heartbeat(self) -> None:
         try:
             with self._beat_lock:
                 self.conductor.touch(online=not self._leaving)
-        except Exception:  # noqa: BLE001 - the DB may come back
-            LOG.exception("Conductor %s failed to heartbeat", self.host)
+            if self._heartbeat_failing:
+                self._heartbeat_failing = False
+                self._beating_again_at = time.monotonic()
+        except Exception as e:  # noqa: BLE001 - the DB may come back
+            self._heartbeat_failing = True
+            if outages.dependency_outage(e):
+                # The dependency watch reports the outage and its end.
+                LOG.warning("Conductor %s failed to heartbeat: %s",
+                            self.host, type(e).__name__)
+            else:
+                LOG.exception("Conductor %s failed to heartbeat", self.host)
+
+    def peers_heartbeats_trustworthy(self) -> bool:
+        """False while the peers' heartbeats may be old only because the
+        database was away for everyone: from a failed heartbeat of this
+        conductor until ``[conductor]heartbeat_timeout`` after the next
+        one that landed. Breaking the locks of peers that are alive would
+        let two workers run the same node."""
+        if self._heartbeat_failing:
+            return False
+        back = self._beating_again_at
+        return back is None or (time.monotonic() - back
+                                >= CONF.conductor.heartbeat_timeout)
 
     def _leave_ring(self) -> None:
         """Out of the ring, but alive: the peers route new work for this
@@ -208,8 +288,13 @@ class ConductorService:
                 started = time.monotonic()
                 try:
                     func()
-                except Exception:  # noqa: BLE001 - next run may succeed
-                    LOG.exception("Periodic task %s failed", name)
+                except Exception as e:  # noqa: BLE001 - next run may succeed
+                    what = outages.dependency_outage(e)
+                    if what:
+                        LOG.warning("Periodic task %s skipped: the %s is "
+                                    "unavailable", name, what)
+                    else:
+                        LOG.exception("Periodic task %s failed", name)
                 LOG.debug("Periodic task %s took %.3f s", name,
                           time.monotonic() - started)
 
@@ -218,22 +303,64 @@ class ConductorService:
         thread.start()
         self._threads.append(thread)
 
-    def stop(self, timeout: float | None = None) -> bool:
-        """Drain and unregister; True when every worker finished."""
+    def abandon(self) -> None:
+        """Stop without the database (its retries ran out): take no more
+        calls, interrupt the workers and write nothing. Locks still held
+        are left to the takeover path: peers break them once this
+        conductor's heartbeat is older than heartbeat_timeout, and its own
+        next start clears them; the nodes they guard are resumed as
+        orphans."""
+        self._stop.set()
+        self._heartbeat_stop.set()
+        task_manager.SHUTDOWN.set()
+        try:
+            from ironic.drivers.modules import fake
+            fake.interrupt_delays()
+        except ImportError:
+            pass
+        if self._rpc_server is not None:
+            try:
+                self._rpc_server.stop()
+            except Exception:  # noqa: BLE001 - exiting anyway
+                LOG.debug("Stopping the RPC server failed", exc_info=True)
+        rpc.unregister_local(self.host)
+
+    def stop(self, timeout: float | None = None,
+             bus: bool = True) -> bool:
+        """Drain and unregister; True when every worker finished.
+
+        ``bus=False``: the message bus is gone; the RPC server is left
+        alone rather than waited for."""
         if timeout is None:
             timeout = CONF.conductor.graceful_shutdown_timeout
         deadline = time.monotonic() + timeout
+        # Out of the party first: the others elect a new leader at once.
+        self.party.leave()
+        from ironic.conductor import throttle
+        throttle.STOPPING.set()
         # Out of the ring before anything observes the stop: a worker that
         # wakes on it must already see this conductor gone from the ring.
         self._leave_ring()
         self._stop.set()
+        if not bus:
+            self._rpc_server = None
         if self._rpc_server is not None:
             # Rings cached elsewhere (the API's) still name this conductor
             # until they are rebuilt; answer their calls until then rather
             # than let them wait for rpc_response_timeout.
-            self._stop_rpc_later(min(CONF.hash_ring_reset_interval, timeout))
+            linger = min(CONF.hash_ring_reset_interval, timeout)
+            LOG.info("Conductor %s left the hash ring; answering RPC for "
+                     "%d s more ([DEFAULT]hash_ring_reset_interval), until "
+                     "the APIs' cached rings no longer name it", self.host,
+                     linger)
+            self._stop_rpc_later(linger)
         rpc.unregister_local(self.host)
-        drained = self.pool.wait_idle(max(deadline - time.monotonic(), 0))
+        remaining = max(deadline - time.monotonic(), 0)
+        if self.pool.running:
+            LOG.info("Conductor %s waiting up to %d s "
+                     "([conductor]graceful_shutdown_timeout) for %d running "
+                     "workers", self.host, remaining, self.pool.running)
+        drained = self.pool.wait_idle(remaining)
         if not drained:
             LOG.warning("%d workers still running after %s s; stopping "
                         "them", self.pool.running, timeout)
@@ -265,3 +392,44 @@ class ConductorService:
         except Exception:  # noqa: BLE001 - others will time us out
             LOG.exception("Conductor %s failed to unregister", self.host)
         hash_ring.manager().reset()
+
+
+def exit_if_workers_stuck(service: ConductorService, code: int = 0) -> None:
+    """End the process now when workers outlived ``stop()``.
+
+    futurist joins its threads when the interpreter exits; a call stuck on
+    a BMC would keep the stopped service alive for as long as it hangs.
+    Its node's lock is released by the next conductor's takeover, as after
+    a crash.
+    """
+    stuck = service.pool.running
+    if not stuck:
+        return
+    LOG.warning("Exiting with %d conductor workers still running", stuck)
+    logging.shutdown()
+    os._exit(code)
+
+
+def exit_if_threads_linger(code: int = 0, grace: float = 10.0) -> None:
+    """End the process when threads other than daemons outlive a stop
+    that drained everything by ``grace`` seconds.
+
+    The interpreter joins every such thread before it exits; one left
+    blocked by a library (a connection's I/O, an executor's queue) would
+    keep a stopped conductor alive, out of the ring and unregistered,
+    until its supervisor kills it. Their names are logged.
+    """
+    deadline = time.monotonic() + grace
+    for thread in threading.enumerate():
+        if thread is threading.current_thread() or thread.daemon:
+            continue
+        thread.join(max(0.0, deadline - time.monotonic()))
+    lingering = [t.name for t in threading.enumerate()
+                 if t is not threading.current_thread() and not t.daemon
+                 and t.is_alive()]
+    if not lingering:
+        return
+    LOG.warning("Exiting with threads still running %s s after the stop: "
+                "%s", grace, ", ".join(sorted(lingering)))
+    logging.shutdown()
+    os._exit(code)

@@ -11,14 +11,17 @@ hash ring in memory; a node is locked only when something must change.
 
 from __future__ import annotations
 
+import collections
 import datetime
 import logging
+import threading
 import time
 from concurrent import futures
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
+from ironic import metrics
 from ironic.common import exception, faults, hash_ring, states
-from ironic.conductor import task_manager, utils
+from ironic.conductor import power_failures, task_manager
 from ironic.conf import CONF
 from ironic.db import api as db_api
 from ironic.db.sqlalchemy import models
@@ -122,17 +125,22 @@ _SYNC_STATES = (states.MANAGEABLE, states.AVAILABLE, states.ACTIVE,
                 states.RESCUE, states.ERROR) + tuple(
                     s for s in states.FAILURE_STATES if s != states.ADOPTFAIL)
 
-# last_error written by the sync starts with this, so an answer that comes
-# back clears only what the sync itself wrote.
-SYNC_ERROR = "Power state sync failed"
+SYNC_ERROR = power_failures.SYNC_ERROR
 
 
-def _load(ids: set[int]) -> list[Node]:
-    if not ids:
-        return []
+# Whole nodes are read this many at a time, as the workers get to them:
+# 50,000 of them at once held some 200 MB for the length of a cycle.
+_LOAD_CHUNK = 500
+
+
+def _load(ids: set[int]) -> Iterator[Node]:
     N = models.Node
-    return [Node.from_db(row) for row in db_api.get_instance().get_node_list(
-        filters=[N.id.in_(list(ids))], limit=None)]
+    ordered = sorted(ids)
+    for start in range(0, len(ordered), _LOAD_CHUNK):
+        chunk = ordered[start:start + _LOAD_CHUNK]
+        yield from (Node.from_db(row) for row in
+                    db_api.get_instance().get_node_list(
+                        filters=[N.id.in_(chunk)], limit=None))
 
 
 def sync_power_states(svc: Any) -> int:
@@ -142,26 +150,32 @@ def sync_power_states(svc: Any) -> int:
     those that a power failure put there). Returns the number of nodes
     whose record or hardware was corrected.
     """
+    started = time.monotonic()
     N = models.Node
     rows = _rows([N.reservation.is_(None), N.maintenance.is_(False),
                   N.provision_state.in_(_SYNC_STATES)])
-    nodes = _load({r["id"] for r in owned(svc.host, rows)})
-    if not nodes:
-        return 0
-    from ironic.conductor import power_sync
-    cycle = power_sync.Cycle(svc, lambda node, answer: _apply_sync(
-        svc, node, answer))
-    started = time.monotonic()
-    changed = cycle.run(nodes)
-    LOG.debug("Power state sync of %d nodes took %.2f s (%d BMCs asked at "
-              "once at most)", len(nodes), time.monotonic() - started,
-              cycle.max_parallel)
+    ids = {r["id"] for r in owned(svc.host, rows)}
+    del rows
+    changed = 0
+    if ids:
+        from ironic.conductor import power_sync
+        book = power_failures.FailureBook(svc)
+        cycle = power_sync.Cycle(svc, lambda node, answer: _apply_sync(
+            svc, node, answer, book))
+        changed = cycle.run(_load(ids)) + book.flush()
+        book.summarise(len(ids))
+    took = time.monotonic() - started
+    LOG.debug("Power state sync of %d nodes took %.2f s", len(ids), took)
+    # Observed even with nothing to sync (every node in maintenance after
+    # an outage, say): the cycles still run, and monitoring counts them.
+    metrics.power_sync_cycle(took, len(ids))
     return changed
 
 
-def _apply_sync(svc: Any, node: Node, answer: Any) -> int:
+def _apply_sync(svc: Any, node: Node, answer: Any,
+                book: power_failures.FailureBook) -> int:
     if answer.error is not None:
-        return _power_failure(svc, node, answer.error)
+        return book.add(node, answer.error)
     svc.power_failures.pop(node.id, None)
     health_changed = CONF.conductor.enable_health_monitoring and \
         answer.health != node.health
@@ -187,7 +201,9 @@ def _apply_sync(svc: Any, node: Node, answer: Any) -> int:
     except exception.NodeLocked:
         return 0
     except Exception as e:  # noqa: BLE001 - counted towards maintenance
-        return _power_failure(svc, node, str(e))
+        LOG.debug("Power state sync of node %s failed", node.uuid,
+                  exc_info=True)
+        return book.add(node, str(e) or type(e).__name__)
 
 
 def _fix_power(task: Any, actual: str) -> int:
@@ -206,45 +222,6 @@ def _fix_power(task: Any, actual: str) -> int:
     return 1
 
 
-def _power_failure(svc: Any, node: Node, error: str) -> int:
-    count = svc.power_failures.get(node.id, 0) + 1
-    svc.power_failures[node.id] = count
-    limit = CONF.conductor.power_state_sync_max_retries
-    give_up = count > limit
-    LOG.warning("Power state sync of node %s failed (%d in a row): %s",
-                node.uuid, count, error)
-    try:
-        with task_manager.acquire(None, node.id, purpose="power failure",
-                                  host=svc.host, pool=svc.pool,
-                                  retry=False) as task:
-            fresh = task.node
-            if fresh.maintenance:
-                svc.power_failures.pop(node.id, None)
-                return 0
-            if not give_up:
-                fresh.last_error = (
-                    f"{SYNC_ERROR} ({count} of {limit + 1} attempts before "
-                    f"maintenance): {error}")
-                fresh.save()
-                return 0
-            svc.power_failures.pop(node.id, None)
-            fresh.maintenance = True
-            fresh.fault = faults.POWER_FAILURE
-            fresh.maintenance_reason = (
-                f"{SYNC_ERROR} {count} times in a row, the node is in "
-                f"maintenance until its BMC answers again; last error: "
-                f"{error}")
-            fresh.last_error = fresh.maintenance_reason
-            fresh.save()
-            utils.record_history(task, fresh.maintenance_reason,
-                                 event_type="maintenance")
-        LOG.error("Node %s put in maintenance after %d failed power state "
-                  "syncs", node.uuid, count)
-        return 1
-    except exception.NodeLocked:
-        return 0
-
-
 # ---------------------------------------------------------------------------
 # recovery from power failures
 
@@ -254,43 +231,45 @@ def recover_power_failures(svc: Any) -> int:
     N = models.Node
     rows = _rows([N.reservation.is_(None), N.maintenance.is_(True),
                   N.fault == faults.POWER_FAILURE])
-    nodes = _load({r["id"] for r in owned(svc.host, rows)})
-    if not nodes:
+    ids = {r["id"] for r in owned(svc.host, rows)}
+    if not ids:
         return 0
     from ironic.conductor import power_sync
-    return power_sync.Cycle(svc, lambda node, answer: _apply_recovery(
-        svc, node, answer)).run(nodes)
+    tally = _RecoveryTally()
+    book = power_failures.RecoveryBook(svc)
+    recovered = power_sync.Cycle(svc, lambda node, answer: _apply_recovery(
+        node, answer, tally, book)).run(_load(ids)) + book.flush()
+    if tally.errors or recovered > power_failures.DETAILED:
+        # One line, not one per node: after a BMC network outage this is
+        # every node of the conductor, every run.
+        LOG.info("%d of %d nodes in maintenance for a power failure still "
+                 "fail to answer (%s); %d recovered", tally.errors.total(),
+                 len(ids), "; ".join(f"{count} x {error}" for error, count
+                                       in tally.errors.most_common(3)),
+                 recovered)
+    return recovered
 
 
-def _apply_recovery(svc: Any, node: Node, answer: Any) -> int:
+class _RecoveryTally:
+    """The errors of one recovery run, for its summary line."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.errors: collections.Counter = collections.Counter()
+
+    def failed(self, error: str) -> None:
+        with self.lock:
+            if error in self.errors or len(self.errors) < 100:
+                self.errors[error] += 1
+            else:
+                self.errors["other errors"] += 1
+
+
+def _apply_recovery(node: Node, answer: Any, tally: _RecoveryTally,
+                    book: power_failures.RecoveryBook) -> int:
     if answer.error is not None:
-        LOG.info("Node %s is still in maintenance: its BMC fails: %s",
-                 node.uuid, answer.error)
+        LOG.debug("Node %s is still in maintenance: its BMC fails: %s",
+                  node.uuid, answer.error)
+        tally.failed(answer.error)
         return 0
-    try:
-        with task_manager.acquire(None, node.id, purpose="power recovery",
-                                  host=svc.host, pool=svc.pool,
-                                  retry=False) as task:
-            fresh = task.node
-            if not fresh.maintenance or \
-                    fresh.fault != faults.POWER_FAILURE:
-                return 0
-            fresh.power_state = answer.power_state
-            if CONF.conductor.enable_health_monitoring:
-                fresh.health = answer.health
-            fresh.maintenance = False
-            fresh.maintenance_reason = None
-            fresh.fault = None
-            if (fresh.last_error or "").startswith(SYNC_ERROR):
-                fresh.last_error = None
-            fresh.save()
-            utils.record_history(
-                task, f"The BMC answers again (power {answer.power_state}); "
-                      f"maintenance set for the power failure is lifted",
-                event_type="maintenance", severity="INFO")
-        svc.power_failures.pop(node.id, None)
-        LOG.info("Node %s left maintenance: its BMC answers again",
-                 node.uuid)
-        return 1
-    except exception.NodeLocked:
-        return 0
+    return book.add(node, answer.power_state, answer.health)

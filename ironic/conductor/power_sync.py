@@ -22,7 +22,7 @@ import dataclasses
 import logging
 import threading
 import time
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from ironic.common import states
 from ironic.conf import CONF
@@ -87,6 +87,13 @@ class Cycle:
     ``apply(node, answer) -> int`` runs for every answer (errors included)
     and for every node whose BMC missed the deadline (with an error
     answer); the cycle returns the sum of what it returned.
+
+    ``workers`` threads live for the whole cycle; each asks a BMC, applies
+    the answer, then takes the next node. So the work in flight (threads,
+    database sessions, answers not yet applied) never exceeds them however
+    fast the BMCs fail, and 50,000 nodes cost 8 threads, not 50,000. Only
+    a thread stuck past the deadline is replaced; it ends once its BMC
+    answers.
     """
 
     def __init__(self, svc: Any, apply: Callable[[Node, Answer], int],
@@ -99,7 +106,9 @@ class Cycle:
         self.timeout = CONF.conductor.sync_power_state_timeout
         self._cond = threading.Condition()
         self._asking: dict[int, _Job] = {}
-        self._appliers: list[threading.Thread] = []
+        self._nodes: Iterator[Node] = iter(())
+        # Worker threads not abandoned to a hung BMC.
+        self._live = 0
         self._total = 0
         # Per-service: questions still open from earlier cycles.
         self._open: set[int] = svc.power_queries_open
@@ -108,85 +117,114 @@ class Cycle:
     # -- the coordinator -------------------------------------------------
 
     def run(self, nodes: Iterable[Node]) -> int:
-        stopping = getattr(self.svc, "stopping", None)
-        for node in nodes:
-            if stopping is not None and stopping.is_set():
-                break
-            late = self._wait_for_slot()
-            self._expire(late)
-            with self._cond:
-                busy = node.id in self._open
-                if not busy:
-                    self._open.add(node.id)
-                    job = _Job(node)
-                    self._asking[node.id] = job
-                    self.max_parallel = max(self.max_parallel,
-                                            len(self._asking))
-            if busy:
-                self._add(self.apply(node, Answer(
-                    error=f"the BMC has still not answered a power state "
-                          f"query sent more than {self.timeout} s ago")))
-                continue
-            thread = threading.Thread(target=self._work, args=(job,),
-                                      name=f"power-sync-{node.id}",
-                                      daemon=True)
-            thread.start()
+        self._nodes = iter(nodes)
+        self._start_workers(self.workers)
         while True:
             with self._cond:
-                if not self._asking:
-                    break
-            self._expire(self._wait_for_slot(drain=True))
-        for thread in list(self._appliers):
-            thread.join()
+                late = self._take_late()
+                if not late:
+                    if not self._live:
+                        break
+                    self._cond.wait(self._until_next_deadline())
+                    continue
+            # Replacements first: the other nodes must not wait for the
+            # failures to be applied.
+            self._start_workers(len(late))
+            for job in late:
+                self._add(self._apply(job.node, Answer(
+                    error=f"the BMC did not answer the power state query "
+                          f"within {self.timeout} s")))
         return self._total
 
-    def _wait_for_slot(self, drain: bool = False) -> list[_Job]:
-        """Block until a worker is free (or all are, with ``drain``);
-        returns the jobs whose deadline passed meanwhile."""
-        with self._cond:
-            while True:
-                limit = 0 if drain else self.workers - 1
-                now = time.monotonic()
-                late = [job for job in self._asking.values()
-                        if now - job.started >= self.timeout]
-                if late:
-                    for job in late:
-                        job.abandoned = True
-                        del self._asking[job.node.id]
-                    self._cond.notify_all()
-                    return late
-                if len(self._asking) <= limit:
-                    return []
-                first = min(job.started for job in self._asking.values())
-                self._cond.wait(max(0.0, first + self.timeout - now))
+    def _start_workers(self, count: int) -> None:
+        for _ in range(count):
+            with self._cond:
+                self._live += 1
+            threading.Thread(target=self._work, name="power-sync",
+                             daemon=True).start()
 
-    def _expire(self, late: list[_Job]) -> None:
+    def _take_late(self) -> list[_Job]:
+        """Abandon the jobs past the deadline (the caller holds the lock);
+        their threads stop counting as workers."""
+        now = time.monotonic()
+        late = [job for job in self._asking.values()
+                if now - job.started >= self.timeout]
         for job in late:
-            LOG.warning("The BMC of node %s did not answer the power state "
-                        "query in %s s", job.node.uuid, self.timeout)
-            self._add(self.apply(job.node, Answer(
-                error=f"the BMC did not answer the power state query "
-                      f"within {self.timeout} s")))
+            job.abandoned = True
+            del self._asking[job.node.id]
+        self._live -= len(late)
+        return late
+
+    def _until_next_deadline(self) -> float | None:
+        if not self._asking:
+            return None
+        first = min(job.started for job in self._asking.values())
+        return max(0.0, first + self.timeout - time.monotonic())
 
     def _add(self, count: int) -> None:
         with self._cond:
             self._total += count
 
+    def _apply(self, node: Node, answer: Answer) -> int:
+        try:
+            return self.apply(node, answer)
+        except Exception as e:  # noqa: BLE001 - one node must not end it
+            LOG.warning("Applying the power state of node %s failed: %s",
+                        node.uuid, e)
+            LOG.debug("Applying the power state of node %s failed",
+                      node.uuid, exc_info=True)
+            return 0
+
     # -- the workers -----------------------------------------------------
 
-    def _work(self, job: _Job) -> None:
-        answer = self.ask(job.node, self.svc.host)
+    def _next(self) -> tuple[Node | None, _Job | None]:
+        """The next node and its job (no job: its BMC still has a question
+        open from an earlier cycle); no node when done or stopping."""
+        stopping = getattr(self.svc, "stopping", None)
+        with self._cond:
+            if stopping is not None and stopping.is_set():
+                return None, None
+            node = next(self._nodes, None)
+            if node is None or node.id in self._open:
+                return node, None
+            self._open.add(node.id)
+            job = self._asking[node.id] = _Job(node)
+            self.max_parallel = max(self.max_parallel, len(self._asking))
+            return node, job
+
+    def _ask(self, job: _Job) -> Answer | None:
+        """The BMC's answer, or None when the deadline passed first."""
+        thread = threading.current_thread()
+        thread.name = f"power-sync-{job.node.id}"
+        try:
+            answer = self.ask(job.node, self.svc.host)
+        except Exception as e:  # noqa: BLE001 - a failure like any other
+            answer = Answer(error=str(e) or type(e).__name__)
         with self._cond:
             self._open.discard(job.node.id)
             if job.abandoned:
-                LOG.info("Late power state answer for node %s dropped",
-                         job.node.uuid)
-                return
-            del self._asking[job.node.id]
-            self._appliers.append(threading.current_thread())
-            self._cond.notify_all()
-        try:
-            self._add(self.apply(job.node, answer))
-        except Exception:  # noqa: BLE001 - one node must not end the cycle
-            LOG.exception("Applying the power state of node %s failed",
+                LOG.debug("Late power state answer for node %s dropped",
                           job.node.uuid)
+                return None
+            del self._asking[job.node.id]
+            self._cond.notify_all()
+        thread.name = "power-sync"
+        return answer
+
+    def _work(self) -> None:
+        while True:
+            node, job = self._next()
+            if node is None:
+                break
+            if job is None:
+                answer: Answer | None = Answer(
+                    error=f"the BMC has still not answered a power state "
+                          f"query sent more than {self.timeout} s ago")
+            else:
+                answer = self._ask(job)
+                if answer is None:
+                    return  # abandoned: no longer counted as a worker
+            self._add(self._apply(node, answer))
+        with self._cond:
+            self._live -= 1
+            self._cond.notify_all()

@@ -32,6 +32,11 @@ LOG = logging.getLogger(__name__)
 
 
 def release_dead_locks(svc: Any) -> list[str]:
+    if not svc.peers_heartbeats_trustworthy():
+        LOG.info("Not breaking the locks of conductors that look dead: "
+                 "the database was away from here too within the last "
+                 "%d s", CONF.conductor.heartbeat_timeout)
+        return []
     released = db_api.get_instance().release_dead_conductor_locks(
         CONF.conductor.heartbeat_timeout)
     if released:

@@ -25,11 +25,13 @@ from typing import Any, Callable
 
 from automaton import exceptions as fsm_exc
 
-from ironic.common import exception, states, utils
-from ironic.conductor import workers
+from ironic.common import exception, outages, states, utils
+from ironic.conductor import pxe_filter_notice, workers
+from ironic.conductor.lock_book import LOCKS
 from ironic.conf import CONF
 from ironic.db import api as db_api
 from ironic.db.sqlalchemy import models
+from ironic.metrics import lock_held
 from ironic.objects.node import Node
 
 LOG = logging.getLogger(__name__)
@@ -70,6 +72,70 @@ def acquire(context: Any, node_id: int | str, **kwargs: Any) -> TaskManager:
     return TaskManager(context, node_id, **kwargs)
 
 
+_PENDING_RELEASES: set[threading.Thread] = set()
+
+
+def _release_when_database_answers(host: str, node_id: int) -> None:
+    """Give a lock back, in the background if the database is away.
+
+    The caller (an RPC handler the API waits for, a worker) goes on at
+    once; a thread retries the release ``[database]max_retries`` times
+    ``retry_interval`` seconds apart (-1: until it answers), interrupted
+    by the conductor stopping. A lock still held then is left to the
+    takeover path: the conductor gives up on the same bound and exits, its
+    peers break its locks once its heartbeat is older than
+    ``[conductor]heartbeat_timeout``, and its next start clears them.
+    """
+    dbapi = db_api.get_instance()
+    try:
+        dbapi.release_node(host, node_id)
+        return
+    except Exception as e:
+        if outages.dependency_outage(e) != outages.DATABASE:
+            raise
+
+    def retry() -> None:
+        attempt = 0
+        try:
+            while True:
+                attempt += 1
+                limit = CONF.database.max_retries
+                if (0 <= limit < attempt) or SHUTDOWN.wait(
+                        CONF.database.retry_interval):
+                    LOG.warning("Lock of node %s left to the takeover: the "
+                                "database did not answer", node_id)
+                    return
+                try:
+                    dbapi.release_node(host, node_id)
+                    LOG.info("Lock of node %s released after a database "
+                             "outage", node_id)
+                    return
+                except (exception.NodeLocked, exception.NodeNotLocked,
+                        exception.NodeNotFound):
+                    return
+                except Exception as e:  # noqa: BLE001 - retried or logged
+                    if outages.dependency_outage(e) != outages.DATABASE:
+                        LOG.exception("Releasing the lock of node %s "
+                                      "failed", node_id)
+                        return
+        finally:
+            _PENDING_RELEASES.discard(threading.current_thread())
+
+    thread = threading.Thread(target=retry, name=f"release-{node_id}",
+                              daemon=True)
+    _PENDING_RELEASES.add(thread)
+    thread.start()
+
+
+def wait_pending_releases(timeout: float) -> bool:
+    """Wait for the locks being released after an outage; True when none
+    is left."""
+    deadline = time.monotonic() + timeout
+    for thread in list(_PENDING_RELEASES):
+        thread.join(max(0.0, deadline - time.monotonic()))
+    return not _PENDING_RELEASES
+
+
 class TaskManager:
     def __init__(self, context: Any, node_id: int | str, *,
                  shared: bool = False, purpose: str = "unspecified action",
@@ -102,7 +168,7 @@ class TaskManager:
         started = time.monotonic()
         for attempt in range(attempts):
             try:
-                row = dbapi.reserve_node(self.host, node_id)
+                row = self._reserve_once(dbapi, node_id)
                 break
             except exception.NodeLocked:
                 if attempt + 1 >= attempts or SHUTDOWN.wait(
@@ -114,6 +180,15 @@ class TaskManager:
         LOG.debug("Node %s locked by %s for %s (took %.3f s)", node.uuid,
                   self.host, self.purpose, self._locked_at - started)
         return node
+
+    def _reserve_once(self, dbapi: Any, node_id: int | str) -> Any:
+        token = LOCKS.taking(self.host, node_id)
+        row = None
+        try:
+            row = dbapi.reserve_node(self.host, node_id)
+            return row
+        finally:
+            LOCKS.taken(token, None if row is None else row.id)
 
     def _guard_saves(self, node: Node) -> None:
         """Route ``node.save()`` through the lock-conditional write."""
@@ -157,16 +232,31 @@ class TaskManager:
             node.id, self.host, dict(changed, reservation=None))
         node._refresh_from(row)
         node.reset_changes()
+        held = time.monotonic() - (self._locked_at or time.monotonic())
         LOG.debug("Node %s saved and released by %s after %s (held %.3f s)",
-                  node.uuid, self.host, self.purpose,
-                  time.monotonic() - (self._locked_at or time.monotonic()))
+                  node.uuid, self.host, self.purpose, held)
+        lock_held(self.purpose, held)
         self._locked_at = None
+        LOCKS.released(self.host, node.id)
+
+    def finish(self) -> None:
+        """Save what is left unsaved and release, in one UPDATE, unless
+        the task was handed on (``spawn_after``) or holds no lock; the
+        end of the block then has nothing left to do."""
+        if self.shared or self._locked_at is None or \
+                self._spawn is not None:
+            return
+        if self.node.what_changed():
+            self.save_and_release()
+        else:
+            self.release_resources()
 
     def lock_gone_with_node(self) -> None:
         """The node was deleted while locked: nothing is left to release."""
         if self._locked_at is not None:
             LOG.debug("Node %s deleted by %s (held %.3f s)", self.node.uuid,
                       self.host, time.monotonic() - self._locked_at)
+            LOCKS.released(self.host, self.node.id)
         self._locked_at = None
 
     def release_resources(self) -> None:
@@ -175,14 +265,18 @@ class TaskManager:
         held = time.monotonic() - self._locked_at
         self._locked_at = None
         try:
-            db_api.get_instance().release_node(self.host, self.node.id)
+            _release_when_database_answers(self.host, self.node.id)
         except (exception.NodeLocked, exception.NodeNotLocked,
                 exception.NodeNotFound) as e:
             LOG.warning("Lock of node %s for %s was lost while held: %s",
                         self.node.uuid, self.purpose, e)
             return
+        finally:
+            # Only now: the stray sweep must not release it first.
+            LOCKS.released(self.host, self.node.id)
         LOG.debug("Node %s released by %s after %s (held %.3f s)",
                   self.node.uuid, self.host, self.purpose, held)
+        lock_held(self.purpose, held)
 
     # ------------------------------------------------------------------
     # what a task gives its callers
@@ -275,12 +369,17 @@ class TaskManager:
         elif event not in states.INTERNAL_EVENTS:
             node.last_error = None
         if new in states.STABLE_STATES:
-            # At rest: no ramdisk agent is expected any more.
+            # At rest: no ramdisk agent is expected any more, unless fast
+            # track keeps the running one for the next operation.
             from ironic.common import agent_token
-            agent_token.wipe(node)
+            from ironic.conductor import fast_track
+            if not (fast_track.keeps_agent(node)
+                    and node.power_state == states.POWER_ON):
+                agent_token.wipe(node)
         node.save()
         LOG.info("Node %s moved from %s to %s on %s", node.uuid, current,
                  new, event)
+        pxe_filter_notice.state_changed(self, current, new)
         if event in _FAILURE_EVENTS or new in states.FAILURE_STATES:
             self._record_failure(current, new, event, left)
 
@@ -329,6 +428,18 @@ class TaskManager:
     def _run_callback(self, callback: Callable, args: tuple,
                       kwargs: dict) -> Any:
         try:
-            return callback(*args, **kwargs)
+            result = callback(*args, **kwargs)
+            # The callback may hand the task on in its turn (a heartbeat
+            # processed in a worker that resumes cleaning, say): this
+            # worker, which holds the lock, runs what it handed on.
+            while self._spawn is not None:
+                slot, callback, args, kwargs, _ = self._spawn
+                self._spawn = None
+                slot.release()
+                result = callback(*args, **kwargs)
+            return result
         finally:
+            if self._spawn is not None:
+                self._spawn[0].release()
+                self._spawn = None
             self.release_resources()

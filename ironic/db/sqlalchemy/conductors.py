@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import functools
+import uuid as uuidlib
 from typing import Any, Iterable
 
 import sqlalchemy as sa
@@ -203,6 +204,32 @@ class ConductorQueries:
             return list(session.scalars(sa.select(C.hostname).where(
                 sa.not_(_alive_clause(interval)))))
 
+    @engine.retry_on_deadlock
+    def delete_stale_conductors(self, timeout: int, limit: int) -> list[str]:
+        """Delete up to ``limit`` conductor rows not seen alive for
+        ``timeout`` seconds, with their hardware interfaces; nodes and
+        allocations that named them as affinity forget it. Returns the
+        host names deleted."""
+        C, N, A = models.Conductor, models.Node, models.Allocation
+        seen = sa.func.coalesce(C.updated_at, C.created_at)
+        with self._writer() as session:
+            rows = session.execute(sa.select(C.id, C.hostname).where(
+                seen < _stale_before(timeout)).order_by(seen).limit(
+                limit)).all()
+            ids = [r.id for r in rows]
+            if not ids:
+                return []
+            for model in (N, A):
+                session.execute(sa.update(model).where(
+                    model.conductor_affinity.in_(ids)).values(
+                    conductor_affinity=None).execution_options(
+                    synchronize_session=False))
+            session.execute(sa.delete(models.ConductorHardwareInterfaces)
+                            .where(models.ConductorHardwareInterfaces
+                                   .conductor_id.in_(ids)))
+            session.execute(sa.delete(C).where(C.id.in_(ids)))
+            return [r.hostname for r in rows]
+
     def conductor_alive(self, row: models.Conductor, interval: int) -> bool:
         seen = row.updated_at or row.created_at
         return bool(row.online and seen and seen >= _stale_before(interval))
@@ -391,6 +418,13 @@ class ConductorQueries:
         with self._writer() as session:
             return _write_locked(session, node_id, tag, values)
 
+    def get_nodes_reserved_by(self, tag: str) -> list[tuple[int, str]]:
+        """(id, uuid) of every node whose lock ``tag`` holds."""
+        N = models.Node.__table__
+        with engine.reading() as conn:
+            return [(row.id, row.uuid) for row in conn.execute(
+                sa.select(N.c.id, N.c.uuid).where(N.c.reservation == tag))]
+
     @engine.retry_on_deadlock
     def clear_node_reservations_for_conductor(self, hostname: str) -> int:
         """Release every lock held under ``hostname`` (at its start-up)."""
@@ -423,3 +457,51 @@ class ConductorQueries:
                     reservation=None).execution_options(
                     synchronize_session=False))
             return uuids
+
+    @engine.retry_on_deadlock
+    def write_idle_nodes(self, changes: Iterable[tuple[int, dict]],
+                         history: dict[int, dict] | None = None,
+                         in_maintenance_for: str | None = None
+                         ) -> list[int]:
+        """Write each node's values, in one transaction, when nobody holds
+        its lock and it is not in maintenance (or, with
+        ``in_maintenance_for``, it is in maintenance with that fault);
+        returns the ids written.
+
+        For the power state sync's failure records: they change columns no
+        lock holder relies on, so taking and releasing the lock of every
+        node (two more writes each) would only multiply the contention of a
+        mass failure. Nodes with equal values share one UPDATE.
+        ``history``: node id -> the NodeHistory values to add for that
+        node if it is written.
+        """
+        N = models.Node
+        changes = list(changes)
+        if in_maintenance_for is None:
+            guard = [N.maintenance.is_(False)]
+        else:
+            guard = [N.maintenance.is_(True), N.fault == in_maintenance_for]
+        with self._writer() as session:
+            idle = set(session.scalars(
+                sa.select(N.id).where(
+                    N.id.in_([node_id for node_id, _ in changes]),
+                    N.reservation.is_(None), *guard)
+                .with_for_update()))
+            groups: dict[tuple, list[int]] = {}
+            for node_id, values in changes:
+                if node_id in idle:
+                    groups.setdefault(tuple(sorted(values.items())),
+                                      []).append(node_id)
+            now = utcnow()
+            for values, ids in groups.items():
+                session.execute(
+                    sa.update(N.__table__).where(N.id.in_(ids))
+                    .values(dict(values, updated_at=now)))
+            rows = [dict(values, node_id=node_id, uuid=str(uuidlib.uuid4()),
+                         created_at=now)
+                    for node_id, values in (history or {}).items()
+                    if node_id in idle]
+            if rows:
+                session.execute(sa.insert(models.NodeHistory.__table__),
+                                rows)
+        return sorted(idle)

@@ -40,7 +40,10 @@ class Timeouts:
     assert is computed from these."""
 
     heartbeat_interval: int = 1
-    heartbeat_timeout: int = 5
+    # Live conductors' heartbeats were seen 4 s old on two loaded cores
+    # (300 deployments in flight); a peer judged dead at 5 s then had its
+    # locks broken under running workers.
+    heartbeat_timeout: int = 10
     # Takeover (dead locks, orphans, active nodes) runs this often.
     sync_local_state_interval: int = 1
     hash_ring_reset_interval: int = 1
@@ -118,11 +121,22 @@ class Cluster:
 
     def __init__(self, workdir: Path, db_url: str, rabbit: str,
                  conductors: int = 3, timeouts: Timeouts = Timeouts(),
-                 tag: str = ""):
+                 tag: str = "",
+                 urls: Callable[[str], tuple[str, str]] | None = None,
+                 overrides: Callable[[str], dict] | None = None,
+                 extra: dict[str, dict[str, Any]] | None = None):
+        """``urls(name)``: the (database, transport) URLs process ``name``
+        (``ironic-api`` or a conductor's host) uses instead of ``db_url``
+        and ``rabbit`` (through a fault proxy, say); ``overrides(name)``:
+        {section: {option: value}} added to its configuration; ``extra``:
+        options every process gets on top of the defaults."""
+        self.extra = extra or {}
         self.workdir = workdir
         self.db_url = db_url
         self.rabbit = rabbit
         self.timeouts = timeouts
+        self._urls = urls or (lambda name: (db_url, rabbit))
+        self._overrides = overrides or (lambda name: {})
         self.port = free_port()
         self.endpoint = f"http://127.0.0.1:{self.port}"
         self.hosts = [f"cond{i}-{tag}" for i in range(conductors)]
@@ -138,8 +152,9 @@ class Cluster:
 
     def _common_conf(self, name: str) -> dict[str, dict[str, Any]]:
         t = self.timeouts
+        db_url, rabbit = self._urls(name)
         default = {
-            "transport_url": self.rabbit, "rpc_transport": "oslo",
+            "transport_url": rabbit, "rpc_transport": "oslo",
             "auth_strategy": "noauth", "enabled_hardware_types":
             "fake-hardware", "log_file": self.workdir / f"{name}.log",
             "rpc_response_timeout": t.rpc_response_timeout,
@@ -148,9 +163,9 @@ class Cluster:
         }
         for kind, names in ifx.TEST_INTERFACES.items():
             default[f"enabled_{kind}_interfaces"] = ",".join(names)
-        return {
+        conf = {
             "DEFAULT": default,
-            "database": {"connection": self.db_url},
+            "database": {"connection": db_url},
             "conductor": {
                 "graceful_shutdown_timeout": t.graceful_shutdown_timeout,
                 "heartbeat_interval": t.heartbeat_interval,
@@ -162,6 +177,9 @@ class Cluster:
             },
             "dhcp": {"dhcp_provider": "none"},
         }
+        for section, values in self.extra.items():
+            conf.setdefault(section, {}).update(values)
+        return conf
 
     def _api_conf(self) -> dict[str, dict[str, Any]]:
         conf = self._common_conf("ironic-api")
@@ -175,6 +193,8 @@ class Cluster:
         return conf
 
     def _write_config(self, name: str, conf: dict) -> Path:
+        for section, values in self._overrides(name).items():
+            conf.setdefault(section, {}).update(values)
         lines = []
         for section, values in conf.items():
             lines.append(f"[{section}]")
@@ -255,6 +275,14 @@ class Cluster:
         with self.engine.connect() as conn:
             return dict(conn.execute(sa.text(
                 "SELECT uuid, conductor_affinity FROM nodes")).all())
+
+    def log_lines(self, name: str, marker: str) -> list[str]:
+        """The lines of process ``name``'s log that contain ``marker``."""
+        proc = self.conductors.get(name) or self.api
+        if not proc.log_path.exists():
+            return []
+        return [line for line in proc.log_path.read_text(
+            errors="replace").splitlines() if marker in line]
 
     def report(self) -> list[tuple[str, str]]:
         """Log tails of every process, for a failed test's report."""

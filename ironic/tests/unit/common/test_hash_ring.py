@@ -156,3 +156,28 @@ def test_the_ring_lifetime_is_read_when_the_rings_are_built(conductors,
     second = mgr.get_ring("fake-hardware")
     assert second is not first
     assert mgr.get_ring("fake-hardware") is not second
+
+
+def test_a_suspect_is_out_of_the_rings_until_it_heartbeats(conductors):
+    mgr = hash_ring.manager()
+    assert mgr.get_ring("fake-hardware").hosts == ["c1", "c2"]
+    mgr.suspect("c2")
+    # Left out at once, though its heartbeat has not timed out.
+    assert mgr.get_ring("fake-hardware").hosts == ["c1"]
+    assert ("c2", "") not in mgr.members
+    mgr.reset()
+    assert mgr.get_ring("fake-hardware").hosts == ["c1"]
+    # Its next heartbeat brings it back.
+    import datetime
+
+    import sqlalchemy as sa
+
+    from ironic.db.sqlalchemy import api as sqla_api
+    from ironic.db.sqlalchemy import models
+    later = datetime.datetime.now(datetime.timezone.utc).replace(
+        tzinfo=None) + datetime.timedelta(seconds=1)
+    with sqla_api._writer() as s:
+        s.execute(sa.update(models.Conductor).where(
+            models.Conductor.hostname == "c2").values(updated_at=later))
+    mgr.reset()
+    assert mgr.get_ring("fake-hardware").hosts == ["c1", "c2"]

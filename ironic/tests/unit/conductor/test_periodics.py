@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import datetime
+import threading
 import time
+import types
 
 import pytest
 import sqlalchemy as sa
@@ -192,3 +194,106 @@ def test_a_start_that_fails_after_registering_leaves_the_ring(
         rpc.get_transport().call("doomed", "get_boot_device", {}, {},
                                  "1.0")
     rpc.reset()
+
+
+def test_a_start_that_fails_before_registering_leaves_the_party(
+        database, config, monkeypatch):
+    # The party (and the leader's jobs, in a thread of their own) starts
+    # first; a start that fails any later must not leave a leader behind.
+    from ironic.common import exception
+    ifx.configure_test_drivers(config)
+    config(rpc_transport="none", host="doomed")
+    rpc.reset()
+    hash_ring.reset()
+    service = base_manager.ConductorService()
+
+    def broken(*args, **kwargs):
+        raise exception.IronicException("database went away")
+
+    monkeypatch.setattr(service, "_register", broken)
+    with pytest.raises(exception.IronicException, match="went away"):
+        service.start()
+    assert not service.party.leader
+    assert not [t for t in threading.enumerate()
+                if t.name.startswith("leader-") and t.is_alive()]
+    rpc.reset()
+
+
+def test_a_stopping_conductor_says_what_it_waits_for(svc, caplog):
+    release = threading.Event()
+    svc.pool.spawn(release.wait, 5)
+    caplog.set_level("INFO", logger="ironic.conductor.base_manager")
+    try:
+        assert not svc.stop(timeout=0)
+    finally:
+        release.set()
+    said = caplog.text
+    assert "waiting up to 0 s ([conductor]graceful_shutdown_timeout) " \
+           "for 1 running workers" in said
+    assert "1 workers still running" in said
+
+
+def test_a_process_with_stuck_workers_exits_without_them(svc, monkeypatch):
+    # futurist joins its threads at exit: the process must not wait for a
+    # call stuck on a BMC.
+    exits = []
+    monkeypatch.setattr(base_manager.os, "_exit", exits.append)
+    monkeypatch.setattr(base_manager.logging, "shutdown", lambda: None)
+    base_manager.exit_if_workers_stuck(svc)
+    assert exits == []
+    release = threading.Event()
+    svc.pool.spawn(release.wait, 5)
+    try:
+        base_manager.exit_if_workers_stuck(svc, 3)
+    finally:
+        release.set()
+    assert exits == [3]
+
+
+def test_a_stopped_process_does_not_wait_for_a_blocked_thread(
+        monkeypatch, caplog):
+    # The interpreter joins non-daemon threads at exit; one blocked in a
+    # library must not keep a stopped conductor alive.
+    exits = []
+    monkeypatch.setattr(base_manager.os, "_exit", exits.append)
+    monkeypatch.setattr(base_manager.logging, "shutdown", lambda: None)
+    blocked = threading.Event()
+    finishing = threading.Thread(target=lambda: None, name="finishing")
+    stuck = threading.Thread(target=blocked.wait, name="stuck-in-io")
+    finishing.start()
+    stuck.start()
+    try:
+        base_manager.exit_if_threads_linger(5, grace=0.2)
+    finally:
+        blocked.set()
+        stuck.join()
+    assert exits == [5]
+    assert "stuck-in-io" in caplog.text
+    assert "finishing" not in caplog.text
+
+
+def test_dead_locks_wait_for_heartbeats_after_a_database_outage(
+        svc, config):
+    from oslo_db import exception as db_exc
+
+    config("conductor", heartbeat_timeout=30)
+    node = builders.make_node(provision_state=states.ACTIVE)
+    db_api.get_instance().reserve_node("gone-conductor", node.id)
+
+    def away(online=True):
+        raise db_exc.DBConnectionError("database away")
+
+    real = svc.conductor
+    svc.conductor = types.SimpleNamespace(touch=away)
+    svc._heartbeat()
+    # Every peer's heartbeat is old while the database is away: none of
+    # them is judged dead for it.
+    assert takeover.release_dead_locks(svc) == []
+    svc.conductor = real
+    svc._heartbeat()
+    assert takeover.release_dead_locks(svc) == []
+    assert Node.get(node.id).reservation == "gone-conductor"
+    # heartbeat_timeout after the database came back, the peers had
+    # their chance to heartbeat.
+    svc._beating_again_at -= 31
+    assert takeover.release_dead_locks(svc) == [node.uuid]

@@ -5,7 +5,7 @@ import threading
 import pytest
 
 from ironic.common import exception, states
-from ironic.conductor import task_manager, workers
+from ironic.conductor import lock_book, task_manager, workers
 from ironic.db import api as db_api
 from ironic.objects.node import Node
 from ironic.tests import builders
@@ -166,3 +166,67 @@ def test_concurrent_tasks_serialize_on_the_lock(env, config):
         t.join()
     assert results.count("ok") == 1
     assert _reload(node).provision_state == states.VERIFYING
+
+
+def _commit_then_lose_the_answer(monkeypatch):
+    """reserve_node as a connection cut mid-commit leaves it: the lock is
+    written, the caller gets a database error."""
+    from oslo_db import exception as db_exc
+
+    dbapi = db_api.get_instance()
+    real = dbapi.reserve_node
+
+    def reserve(tag, node_id):
+        real(tag, node_id)
+        raise db_exc.DBConnectionError("connection reset mid-commit")
+
+    monkeypatch.setattr(dbapi, "reserve_node", reserve)
+    return lambda: monkeypatch.setattr(dbapi, "reserve_node", real)
+
+
+def test_a_lock_whose_answer_was_lost_is_released_by_the_sweep(
+        env, monkeypatch):
+    node = builders.make_node()
+    held = builders.make_node()
+    restore = _commit_then_lose_the_answer(monkeypatch)
+    with pytest.raises(Exception, match="mid-commit"):
+        task_manager.acquire(None, node.id)
+    restore()
+    assert _reload(node).reservation == "me"
+    with task_manager.acquire(None, held.id):
+        # A lock a task holds is not a stray; the lost one is.
+        assert lock_book.release_stray_locks("me") == [node.uuid]
+        assert _reload(held).reservation == "me"
+    assert _reload(node).reservation is None
+    assert _reload(held).reservation is None
+    assert lock_book.release_stray_locks("me") == []
+
+
+def test_the_sweep_leaves_locks_being_taken_and_upgraded(env):
+    node = builders.make_node()
+    book = lock_book.LOCKS
+    # A task between its UPDATE and its bookkeeping: not a stray.
+    token = book.taking("me", node.uuid)
+    db_api.get_instance().reserve_node("me", node.id)
+    assert lock_book.release_stray_locks("me") == []
+    book.taken(token, node.id)
+    assert lock_book.release_stray_locks("me") == []
+    book.released("me", node.id)
+    assert lock_book.release_stray_locks("me") == [node.uuid]
+    with task_manager.acquire(None, node.id, shared=True) as task:
+        task.upgrade_lock()
+        assert lock_book.release_stray_locks("me") == []
+    assert _reload(node).reservation is None
+
+
+def test_a_node_being_swept_answers_locked_until_it_is_free(env):
+    node = builders.make_node()
+    db_api.get_instance().reserve_node("me", node.id)
+    book = lock_book.LOCKS
+    assert book.strays("me", [(node.id, node.uuid)]) == [(node.id, node.uuid)]
+    with pytest.raises(exception.NodeLocked):
+        task_manager.acquire(None, node.uuid, retry=False)
+    db_api.get_instance().release_node("me", node.id)
+    book.swept("me", node.id, node.uuid)
+    with task_manager.acquire(None, node.uuid) as task:
+        assert task.node.reservation == "me"
