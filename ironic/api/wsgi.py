@@ -1,13 +1,17 @@
-"""WSGI entry point for mod_wsgi, uwsgi or gunicorn.
+"""WSGI entry point for mod_wsgi, uwsgi or gunicorn (also importable as
+``ironic.wsgi:application``, Ironic's name for it).
 
 Reads the configuration from the usual places (or ``IRONIC_CONFIG_FILE``)
 the first time the module is imported.
 """
 
+import logging
 import os
 
 from ironic.api import app as api_app
 from ironic.common import service
+
+LOG = logging.getLogger(__name__)
 
 
 def _build():
@@ -16,6 +20,8 @@ def _build():
     service.prepare_service("ironic-api", argv)
     app = api_app.setup_app()
     service.freeze_startup_objects()
+    LOG.info("WSGI application ready in process %d (configuration: %s)",
+             os.getpid(), config_files or "the default locations")
     return app
 
 

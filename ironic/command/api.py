@@ -4,14 +4,22 @@ from __future__ import annotations
 
 import sys
 
-from ironic.common import service, wsgi_service
+from ironic.common import service
 from ironic.conf import CONF
+from ironic.serving import server
 
 
 def main(argv: list[str] | None = None) -> int:
-    service.prepare_service("ironic-api", sys.argv[1:] if argv is None
-                            else argv)
-    wsgi_service.serve_forever(workers=CONF.api.api_workers or 1)
+    argv = sys.argv[1:] if argv is None else argv
+    service.prepare_service("ironic-api", argv)
+    try:
+        if (CONF.api.api_workers or 1) > 1:
+            server.serve_workers("ironic-api", argv, CONF.api.api_workers)
+        else:
+            server.serve()
+    except RuntimeError as e:
+        print(f"ironic-api: cannot start: {e}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -39,6 +39,7 @@ def _context_from_headers(environ) -> RequestContext:
     return RequestContext(
         user_id=environ.get("HTTP_X_USER_ID"),
         project_id=environ.get("HTTP_X_PROJECT_ID"),
+        project_name=environ.get("HTTP_X_PROJECT_NAME"),
         roles=roles,
         system_scope=environ.get("HTTP_OPENSTACK_SYSTEM_SCOPE"),
         request_id=environ.get("openstack.request_id"),
@@ -94,6 +95,31 @@ def _parse_htpasswd(text: str, path: str, strict: bool) -> dict[str, bytes]:
     return users
 
 
+#: Password checks (bcrypt, ~0.2 s of CPU each) run at once per process:
+#: a flood of wrong passwords gets one core, not every core.
+CONCURRENT_CHECKS = 1
+#: Seconds a request waits for its turn to check a password before it is
+#: answered 503 (an application thread is held meanwhile).
+CHECK_WAIT = 1.0
+
+
+class TooManyChecks(Exception):
+    """No password check could start in time."""
+
+
+def _dummy_hash(users: dict[str, bytes]) -> bytes:
+    """A hash as costly as the file's own, checked for unknown users so
+    that they are refused in the same time as known ones."""
+    cost = 12
+    for hashed in users.values():
+        try:
+            cost = int(hashed.split(b"$")[2])
+            break
+        except (IndexError, ValueError):
+            continue
+    return bcrypt.hashpw(b"not a password", bcrypt.gensalt(cost))
+
+
 class Htpasswd:
     """An htpasswd file of bcrypt hashes, re-read when it changes."""
 
@@ -101,8 +127,10 @@ class Htpasswd:
         self.path = path
         self._stamp: tuple | None = None
         self._users: dict[str, bytes] = {}
+        self._dummy = b""
         self._verified: set[bytes] = set()
         self._lock = threading.Lock()
+        self._checks = threading.BoundedSemaphore(CONCURRENT_CHECKS)
         try:
             self._reload(strict=True)
         except OSError as e:
@@ -119,28 +147,34 @@ class Htpasswd:
         with open(self.path, encoding="utf-8") as f:
             users = _parse_htpasswd(f.read(), self.path, strict)
         self._users, self._stamp = users, stamp
+        self._dummy = _dummy_hash(users)
         self._verified = set()
 
     def check(self, user: str, password: str) -> bool:
+        """Whether the password is the user's; TooManyChecks when others
+        are being checked for longer than ``CHECK_WAIT``."""
         with self._lock:
             self._reload()
-            hashed = self._users.get(user)
-        if hashed is None:
-            return False
+            known = self._users.get(user)
+        hashed = known or self._dummy
         secret = password.encode()[:_BCRYPT_MAX]
         # bcrypt is deliberately slow; remember successful checks so that
         # every request does not pay for it again.
         key = hashlib.sha256(hashed + b"\0" + secret).digest()
-        if key in self._verified:
+        if known and key in self._verified:
             return True
+        if not self._checks.acquire(timeout=CHECK_WAIT):
+            raise TooManyChecks()
         try:
             ok = bcrypt.checkpw(secret, hashed)
         except ValueError:  # a corrupt hash
-            return False
-        if ok:
+            ok = False
+        finally:
+            self._checks.release()
+        if ok and known:
             with self._lock:
                 self._verified.add(key)
-        return ok
+        return bool(ok and known)
 
 
 class HttpBasicMiddleware:
@@ -170,6 +204,11 @@ class HttpBasicMiddleware:
                                       "Invalid authentication credentials")
         try:
             ok = sep and self.htpasswd.check(user, password)
+        except TooManyChecks:
+            return error_app_response(
+                start_response, 503,
+                "Too many authentication attempts at once; try again.",
+                [("Retry-After", "1")])
         except OSError as e:
             LOG.error("Cannot read the htpasswd file %s: %s",
                       self.htpasswd.path, e)

@@ -17,6 +17,8 @@ import json
 import logging
 from http import HTTPStatus
 
+from ironic.common.outages import dependency_outage
+
 LOG = logging.getLogger(__name__)
 
 
@@ -45,6 +47,13 @@ def error_app_response(start_response, status: int, message: str,
     return [body]
 
 
+def log_outage(what: str, e: BaseException) -> None:
+    """One line, no traceback: an outage is expected, not a bug."""
+    LOG.warning("Answering 503: the %s is unavailable (%s: %s)", what,
+                type(e).__name__, str(e).splitlines()[0][:300] if str(e)
+                else "")
+
+
 class ErrorMiddleware:
     def __init__(self, app):
         self.app = app
@@ -68,7 +77,12 @@ class ErrorMiddleware:
             return error_app_response(
                 start_response, 400,
                 "The request nests too deeply to be processed.")
-        except Exception:  # noqa: BLE001 - the whole point
+        except Exception as e:  # noqa: BLE001 - the whole point
+            outage = dependency_outage(e)
+            if outage and not started:
+                log_outage(outage, e)
+                return error_app_response(
+                    start_response, 503, _outage_message(outage))
             LOG.exception("Unhandled error serving %s %s",
                           environ.get("REQUEST_METHOD"),
                           environ.get("PATH_INFO"))
@@ -78,3 +92,8 @@ class ErrorMiddleware:
                 start_response, 500,
                 "An internal error occurred; the operator can find the "
                 "details in the service log.")
+
+
+def _outage_message(what: str) -> str:
+    from ironic.common import exception
+    return exception.DependencyUnavailable(dependency=what).message

@@ -10,6 +10,9 @@ handler can check it. This middleware runs first:
   so a client can never make the service buffer more than the limit;
 * a body nesting arrays/objects deeper than ``[api]max_json_body_depth`` is
   answered 400, measured without recursion;
+* inspection data (``POST /v1/continue_inspection``, unauthenticated) must
+  be a JSON object of at most ``MAX_INSPECTION_VALUES`` values, counted
+  with one C-speed scan, before anything parses it;
 * a NUL character (``%00``) in the path or query string is answered 400:
   no identifier or filter value can hold one, and PostgreSQL refuses them
   in text, so the request would otherwise fail in the database.
@@ -20,15 +23,36 @@ The body read here is handed on in memory with its exact length.
 from __future__ import annotations
 
 import io
+import logging
 
 from ironic.api import body as body_mod
 from ironic.api.middleware.errors import error_app_response
 from ironic.common import exception
 from ironic.conf import CONF
 
+LOG = logging.getLogger(__name__)
+
 
 class BodyTooLarge(Exception):
     """The body is over the limit (raised while reading it)."""
+
+
+#: Most values in inspection data, counted by their separators (commas
+#: and colons, two per value at most). The real agent's data from the
+#: lab machine has 251 separators in 3.3 KiB; a server with a hundred
+#: disks and NICs would have tens of thousands. A body of a million tiny
+#: values is what costs seconds of CPU and hundreds of MiB to parse.
+MAX_INSPECTION_VALUES = 200_000
+
+
+def inspection_shape_error(raw: bytes) -> str | None:
+    """Why ``raw`` cannot be inspection data, judged without parsing."""
+    if not raw.lstrip()[:1] == b"{":
+        return "Inspection data must be a JSON object."
+    if raw.count(b",") + raw.count(b":") > 2 * MAX_INSPECTION_VALUES:
+        return (f"Inspection data has more than {MAX_INSPECTION_VALUES} "
+                f"values.")
+    return None
 
 
 def body_limit(path: str) -> int:
@@ -104,6 +128,22 @@ class RequestLimitMiddleware:
             return error_app_response(
                 start_response, 413,
                 exception.RequestTooLarge(limit=limit).message)
+        except Exception as e:  # noqa: BLE001 - the server's own error
+            # The WSGI server's input stream raises its own errors on a
+            # malformed or cut body (gunicorn's InvalidChunkSize and
+            # NoMoreData, mod_wsgi's OSError): the client's fault, 400.
+            LOG.info("Request body of %s %s could not be read: %s",
+                     environ.get("REQUEST_METHOD"),
+                     environ.get("PATH_INFO"), e)
+            return error_app_response(
+                start_response, 400,
+                "The request body could not be read: it is malformed or "
+                "incomplete.")
+        path = environ.get("PATH_INFO", "").rstrip("/")
+        shape = (inspection_shape_error(raw)
+                 if path.endswith("/continue_inspection") else None)
+        if shape:
+            return error_app_response(start_response, 400, shape)
         depth = CONF.api.max_json_body_depth
         if body_mod.nesting_depth_exceeds(raw, depth):
             return error_app_response(

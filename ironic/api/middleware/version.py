@@ -16,6 +16,7 @@ import functools
 import re
 
 from ironic.api.controllers.v1 import versions
+from ironic.api.middleware import paths
 from ironic.api.middleware.errors import error_app_response
 
 LEGACY_HEADER = "HTTP_X_OPENSTACK_IRONIC_API_VERSION"
@@ -57,7 +58,11 @@ def negotiate(value: str | None) -> int:
         raise VersionNegotiationError(
             406, f"Invalid value for X-OpenStack-Ironic-API-Version header: "
                  f"{value}. It must be of the form 1.N or 'latest'.")
-    minor = int(match.group(1))
+    digits = match.group(1)
+    # No supported minor number has more than a few digits; longer ones are
+    # out of range without converting them (int() refuses more than 4,300
+    # digits, and converting fewer still costs quadratic time).
+    minor = int(digits) if len(digits) <= 6 else versions.MAX_VERSION + 1
     if not versions.MIN_VERSION <= minor <= versions.MAX_VERSION:
         raise VersionNegotiationError(
             406, f"Version {value} was requested but the minor version is "
@@ -81,11 +86,6 @@ def _headers(minor: int | None) -> list[tuple[str, str]]:
     return headers
 
 
-def _versioned(path: str) -> bool:
-    """Whether a response on ``path`` names the chosen version."""
-    return path in ("", "/", "/v1") or path.startswith("/v1/")
-
-
 class VersionMiddleware:
     def __init__(self, app):
         self.app = app
@@ -97,8 +97,8 @@ class VersionMiddleware:
             return error_app_response(start_response, e.status,
                                       e.message, _headers(None))
         environ[ENV_KEY] = minor
-        extra = _headers(minor if _versioned(environ.get("PATH_INFO", ""))
-                         else None)
+        path = environ.get("PATH_INFO", "")
+        extra = _headers(minor if paths.names_version(path) else None)
 
         def _start(status, headers, exc_info=None):
             return start_response(status, headers + extra, exc_info)

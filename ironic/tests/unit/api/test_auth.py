@@ -207,8 +207,46 @@ def test_keystone_headers_drive_policy(keystone_conf, monkeypatch):
                          headers=reader)
     assert denied.status_int == 403
     assert "baremetal:node:create" in ifx.error_message(denied)
-    assert client.get("/v1/nodes", headers=project_member).status_int == 403
+    # A project member lists only its project's nodes (none yet).
+    mine = client.get("/v1/nodes", headers=project_member)
+    assert mine.status_int == 200 and mine.json["nodes"] == []
     assert client.get("/v1/nodes").status_int == 403
     created = client.post("/v1/nodes", {"driver": "fake-hardware"},
                           headers=admin)
     assert created.status_int == 201
+
+
+def _alice(tmp_path) -> auth.Htpasswd:
+    path = tmp_path / "htpasswd"
+    path.write_text(f"alice:{_hash(b'pw')}\n")
+    return auth.Htpasswd(str(path))
+
+
+def test_unknown_users_cost_a_hash_check_like_known_ones(tmp_path,
+                                                         monkeypatch):
+    # Refusing an unknown user without hashing answered in 0.2 ms where a
+    # wrong password took 200 ms: user names could be enumerated.
+    htpasswd = _alice(tmp_path)
+    checked = []
+    real = bcrypt.checkpw
+    monkeypatch.setattr(auth.bcrypt, "checkpw",
+                        lambda pw, hashed: checked.append(hashed) or
+                        real(pw, hashed))
+    assert not htpasswd.check("mallory", "pw")
+    assert not htpasswd.check("alice", "wrong")
+    assert len(checked) == 2
+    # The dummy has the cost of the file's hashes.
+    assert checked[0].split(b"$")[2] == checked[1].split(b"$")[2] == b"04"
+
+
+def test_password_checks_wait_their_turn_then_get_503(tmp_path,
+                                                      monkeypatch):
+    htpasswd = _alice(tmp_path)
+    monkeypatch.setattr(auth, "CHECK_WAIT", 0.05)
+    assert htpasswd._checks.acquire()      # another check in progress
+    try:
+        with pytest.raises(auth.TooManyChecks):
+            htpasswd.check("alice", "wrong")
+    finally:
+        htpasswd._checks.release()
+    assert htpasswd.check("alice", "pw")

@@ -1,0 +1,5 @@
+import sys
+
+from ironic.tests.hostile.runner import main
+
+sys.exit(main())
