@@ -13,6 +13,11 @@
 #   PYTHON            interpreter used to create the venv (default: python3)
 #   IRONIC_AIO_LAB    emulated IPMI and Redfish BMCs to enroll, e.g. "2,2"
 #                     (default); "0" runs the service alone
+#   IRONIC_AIO_AGENT  "1": powering an IPMI lab machine on boots the
+#                     emulated agent ramdisk (loopback only); "real": it
+#                     boots the real ironic-python-agent from PyPI, fenced
+#                     off this host, whose disk is a file in the state
+#                     directory (needs udev, lshw: install-system-deps.sh)
 set -euo pipefail
 
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
@@ -78,7 +83,9 @@ echo "Starting the all-in-one service with $CONF and emulated BMCs;" \
 "$VENV/bin/ironic" --config-file "$CONF" "$@" &
 SERVICE=$!
 "$VENV/bin/python" "$REPO/tools/aio_lab.py" --config-file "$CONF" \
-    --ipmi "${LAB%%,*}" --redfish "${LAB##*,}" &
+    --ipmi "${LAB%%,*}" --redfish "${LAB##*,}" \
+    ${IRONIC_AIO_AGENT:+$(case "$IRONIC_AIO_AGENT" in
+        1) echo --agent ;; real) echo --agent real ;; esac)} &
 LAB_PID=$!
 # Both run in the background and the script waits: bash runs a trap only
 # once its foreground command ends, so a SIGTERM sent to this script (not

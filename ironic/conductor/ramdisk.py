@@ -52,7 +52,14 @@ def heartbeat(task: Any, callback_url: str, agent_version: str | None,
               agent_token_value: str | None, agent_verify_ca: str | None,
               agent_status: str | None,
               agent_status_message: str | None) -> None:
-    """Process one heartbeat on a locked node (errors are 4xx)."""
+    """Accept one heartbeat on a locked node (errors are 4xx) and hand it
+    to a worker, which keeps the lock until it is processed.
+
+    What the agent may be refused for (its token, a changed callback URL
+    or certificate) is checked here, so the caller still hears of it; the
+    record and what the waiting interface does next (which may resume
+    steps and talk to the agent) happen after the answer, as in Ironic.
+    """
     node = task.node
     if not agent_token.accept(node, agent_token_value):
         LOG.error("Heartbeat of node %s has an invalid or missing agent "
@@ -62,18 +69,38 @@ def heartbeat(task: Any, callback_url: str, agent_version: str | None,
     _check_callback_url(node, callback_url)
     verify_ca = store_certificate(node, agent_verify_ca) \
         if agent_verify_ca else None
+    task.spawn_after(process_heartbeat, task, callback_url, agent_version,
+                     verify_ca, agent_status, agent_status_message)
+
+
+def process_heartbeat(task: Any, callback_url: str,
+                      agent_version: str | None, verify_ca: str | None,
+                      agent_status: str | None,
+                      agent_status_message: str | None) -> None:
+    """Record an accepted heartbeat and pass it to the waiting interface
+    (in a worker, under the node lock ``heartbeat`` took)."""
+    node = task.node
     _record(node, callback_url, agent_version, verify_ca)
-    node.save()
-    if node.maintenance:
-        LOG.debug("Heartbeat of node %s recorded; the node is in "
-                  "maintenance, nothing else is done", node.uuid)
-        return
-    iface = _interface_for(task)
+    iface = None if node.maintenance else _interface_for(task)
     if iface is None:
+        if node.maintenance:
+            LOG.debug("Heartbeat of node %s recorded; the node is in "
+                      "maintenance, nothing else is done", node.uuid)
+        task.finish()
         return
-    iface.heartbeat(task, callback_url, agent_version,
-                    agent_verify_ca=verify_ca, agent_status=agent_status,
-                    agent_status_message=agent_status_message)
+    # The record is written with the interface's own changes, or with the
+    # release when it has none (one write instead of two for a heartbeat
+    # that only says the agent is alive); the interface reads it from the
+    # node it is given.
+    try:
+        iface.heartbeat(task, callback_url, agent_version,
+                        agent_verify_ca=verify_ca, agent_status=agent_status,
+                        agent_status_message=agent_status_message)
+    except Exception:
+        if node.what_changed():
+            node.save()
+        raise
+    task.finish()
 
 
 def _check_callback_url(node: Any, callback_url: str) -> None:

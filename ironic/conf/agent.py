@@ -61,6 +61,37 @@ opts = [
                 help="Let the agent write raw images straight to the disk "
                      "while downloading them instead of first keeping a "
                      "copy in its memory."),
+    cfg.StrOpt("image_download_source", default="http", mutable=True,
+               choices=[("swift", "object storage temporary URLs (not "
+                                  "available: refused at deployment)"),
+                        ("http", "the agent downloads an http(s) image "
+                                 "from its URL and checks it itself"),
+                        ("local", "the conductor downloads, checks (and "
+                                  "converts) the image and serves it from "
+                                  "[deploy]http_url")],
+               help="Where the agent gets the instance image from. A "
+                    "node's instance_info or driver_info "
+                    "image_download_source overrides it; file:// images "
+                    "are always served by the conductor."),
+    cfg.StrOpt("deploy_logs_collect", default="on_failure", mutable=True,
+               choices=[("always", "after every deployment, cleaning and "
+                                   "servicing in the agent, and on "
+                                   "failures"),
+                        ("on_failure", "when a step in the agent fails"),
+                        ("never", "never")],
+               help="When the conductor asks the agent for its system logs "
+                    "(log.collect_system_logs) and stores them."),
+    cfg.StrOpt("deploy_logs_storage_backend", default="local",
+               mutable=True,
+               choices=[("local", "files under deploy_logs_local_path"),
+                        ("swift", "object storage (not available: the "
+                                  "conductor refuses to start)")],
+               help="Where collected agent logs are stored."),
+    cfg.StrOpt("deploy_logs_local_path", default="/var/log/ironic/deploy",
+               mutable=True,
+               help="Directory of the collected agent logs, one "
+                    "<node uuid>[_<name>][_<instance uuid>][_<label>]_"
+                    "<time>.tar.gz file per collection."),
     cfg.IntOpt("post_deploy_get_power_state_retries", default=6, min=0,
                help="After asking the agent to power the node off at the "
                     "end of a deployment, how many more times the power "

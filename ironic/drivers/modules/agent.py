@@ -27,6 +27,7 @@ from typing import Any
 from oslo_utils import strutils
 
 from ironic.common import agent_token, boot_devices, exception, states
+from ironic.conductor import fast_track
 from ironic.conductor import power as cond_power
 from ironic.conf import CONF
 from ironic.drivers import base
@@ -34,7 +35,9 @@ from ironic.drivers.modules import (
     agent_base,
     agent_client,
     agent_image,
+    agent_logs,
     agent_state,
+    instance_image,
 )
 
 LOG = logging.getLogger(__name__)
@@ -57,13 +60,17 @@ class AgentDeploy(agent_base.AgentDeployBase):
         if node.provision_state != states.DEPLOYING:
             return
         task.driver.network.validate(task)
-        cond_power.power_off_or_reboot(task)
+        if not fast_track.usable(task):
+            cond_power.power_off_or_reboot(task)
         info = agent_state.AgentInfo(node)
         info.forget_cached_steps("deploy")
         info.forget_operation()
         if task.driver.storage.should_write_image(task):
             info.set_image_written(
                 agent_image.image_type(node) == agent_image.WHOLE_DISK)
+            # Checked (fetched, converted) before the agent boots: a bad
+            # image fails the deployment now, not after a ramdisk boot.
+            instance_image.prepare(node)
         task.driver.storage.attach_volumes(task)
         node.save()
 
@@ -152,6 +159,7 @@ class AgentDeploy(agent_base.AgentDeployBase):
         """Stop the agent: the node ends powered off (or, when it may
         never be powered off, keeps running until boot_instance)."""
         node = task.node
+        agent_logs.on_success(task)
         agent_state.AgentInfo(node).forget_operation()
         node.save()
         if node.disable_power_off:

@@ -21,14 +21,16 @@ from __future__ import annotations
 import collections
 import datetime
 import logging
+import threading
 from typing import Any
 
 from ironic.common import exception, states, utils
+from ironic.conductor import fast_track
 from ironic.conductor import power as cond_power
 from ironic.conductor import steps as cond_steps
 from ironic.conf import CONF
 from ironic.drivers import base
-from ironic.drivers.modules import agent_client, agent_state
+from ironic.drivers.modules import agent_client, agent_logs, agent_state
 
 LOG = logging.getLogger(__name__)
 
@@ -320,6 +322,7 @@ class AgentStepsMixin:
             self._version_mismatch(task, kind)
         else:
             error = agent_client.command_error(result)
+            agent_logs.on_failure(task, _LOG_LABELS.get(kind))
             cond_steps.fail(task, kind, f"{kind.capitalize()} step "
                             f"{step_id(current)} failed on node "
                             f"{node.uuid}: {error}")
@@ -380,15 +383,52 @@ class AgentStepsMixin:
     # -- booting the agent -------------------------------------------------
 
     def boot_agent(self, task: Any) -> None:
-        """Make the node boot the agent ramdisk now (reboot or power on)."""
+        """Make the node boot the agent ramdisk now (reboot or power on),
+        or, with fast track, use the agent that is running."""
         node = task.node
         agent_state.AgentInfo(node).clear_pending_command()
+        if fast_track.usable(task):
+            self._kick_running_agent(task)
+            return
+        cond_power.forget_agent_before_ramdisk(task)
         task.driver.boot.prepare_ramdisk(task, ramdisk_params(task))
         if task.driver.power.get_power_state(task) == states.POWER_ON:
             cond_power.node_power_action(task, states.REBOOT)
         else:
             cond_power.node_power_action(task, states.POWER_ON)
 
+
+    def _kick_running_agent(self, task: Any) -> None:
+        """Fast track: act as on the running agent's next heartbeat, as
+        soon as the caller has moved the node to its wait state and
+        released it (the agent only heartbeats every few minutes when
+        idle)."""
+        node_uuid, host, pool = task.node.uuid, task.host, task.pool
+        context = task.context
+
+        def kick() -> None:
+            from ironic.conductor import task_manager
+            try:
+                with task_manager.acquire(context, node_uuid, host=host,
+                                          pool=pool,
+                                          purpose="fast track") as t:
+                    info = t.node.driver_internal_info or {}
+                    if t.node.provision_state in KIND_OF_WAIT and \
+                            fast_track.agent_alive(t.node):
+                        self.heartbeat(t, info.get("agent_url"),
+                                       info.get("agent_version"))
+            except Exception:  # noqa: BLE001 - the next heartbeat retries
+                LOG.exception("Node %s: fast track could not resume with "
+                              "the running agent; waiting for its "
+                              "heartbeat", node_uuid)
+
+        timer = threading.Timer(0.1, kick)
+        timer.daemon = True
+        timer.start()
+
+
+# The label of collected agent logs, by operation (none for deployments).
+_LOG_LABELS = {"clean": "cleaning", "service": "service"}
 
 # Failing from these working states is also the interface's job.
 _WORKING = {"deploy": (states.DEPLOYING,), "clean": (states.CLEANING,),
@@ -410,6 +450,7 @@ class AgentCleaningMixin:
         return states.CLEANWAIT
 
     def tear_down_cleaning(self, task: Any) -> None:
+        agent_logs.on_success(task, "cleaning")
         self._leave_agent(task)
         task.driver.network.remove_cleaning_network(task)
 
@@ -425,6 +466,7 @@ class AgentCleaningMixin:
 
     def tear_down_service(self, task: Any) -> None:
         node = task.node
+        agent_logs.on_success(task, "service")
         agent_state.AgentInfo(node).forget_operation()
         task.driver.boot.clean_up_ramdisk(task)
         task.driver.network.remove_servicing_network(task)
@@ -436,7 +478,11 @@ class AgentCleaningMixin:
         node = task.node
         agent_state.AgentInfo(node).forget_operation()
         task.driver.boot.clean_up_ramdisk(task)
-        power_off(task)
+        if fast_track.keeps_agent(node) and fast_track.agent_alive(node):
+            LOG.info("Node %s: fast track, the agent is left running",
+                     node.uuid)
+        else:
+            power_off(task)
         node.save()
 
 

@@ -35,7 +35,7 @@ import requests
 from oslo_utils import strutils
 from requests import adapters
 
-from ironic.common import agent_token, exception
+from ironic.common import agent_token, exception, scrub
 from ironic.conf import CONF
 from ironic.drivers.modules import agent_state
 
@@ -189,11 +189,14 @@ class AgentClient:
                 timeout=CONF.agent.command_timeout, **kwargs)
         except (requests.ConnectionError, requests.Timeout,
                 ssl.SSLError) as e:
+            # The library's text names the URL, agent token included: only
+            # the scrubbed text goes on, and not the exception itself.
             raise AgentConnectionFailed(node=self.node.uuid,
-                                        command=command, error=e) from e
+                                        command=command,
+                                        error=scrub.text(e)) from None
         except requests.RequestException as e:
             raise AgentCommandError(node=self.node.uuid, command=command,
-                                    error=e) from e
+                                    error=scrub.text(e)) from None
 
     def _decode(self, response: requests.Response, command: str) -> Any:
         try:

@@ -1,12 +1,12 @@
 """The instance image as the agent gets it, and checks of what the user
 gave in ``instance_info``.
 
-``image_source`` is an ``http(s)://`` URL the agent downloads itself, or a
-``file://`` path on the conductor host, which is published under
-``[deploy]http_root`` and given to the agent as a ``[deploy]http_url``
-URL. A downloaded image is verified by the agent with
-``image_os_hash_algo``/``image_os_hash_value`` or ``image_checksum``
-(required for http(s) sources; computed here for file sources).
+``image_source`` is an ``http(s)://`` URL or a ``file://`` path on the
+conductor host; ``instance_image`` checks (and for some, fetches and
+converts) it when the deployment starts, and what the agent is given
+comes from there. A checksum (``image_os_hash_algo``/``image_os_hash_value``
+or ``image_checksum``, possibly the URL of a checksum file) is required for
+http(s) sources.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import shutil
 import urllib.parse
 from typing import Any
 
@@ -23,11 +22,10 @@ from ironic.conf import CONF
 
 LOG = logging.getLogger(__name__)
 
+SCHEMES = ("http", "https", "file", "oci")
 WHOLE_DISK = "whole-disk"
 PARTITION = "partition"
 IMAGE_TYPES = (WHOLE_DISK, PARTITION)
-#: Where published file images live under [deploy]http_root.
-HTTP_SUBDIR = "agent_images"
 #: instance_info keys the agent needs to partition the disk itself.
 PARTITION_KEYS = ("kernel", "ramdisk", "root_gb", "root_mb", "swap_mb",
                   "ephemeral_mb", "ephemeral_format", "configdrive",
@@ -80,10 +78,11 @@ def validate(node: Any) -> None:
             err=f"Node {node.uuid} failed to validate deploy image info: "
                 f"instance_info.image_source is missing.")
     scheme = urllib.parse.urlparse(source).scheme
-    if scheme not in ("http", "https", "file"):
+    if scheme not in SCHEMES:
         raise exception.InvalidParameterValue(
             err=f"Node {node.uuid}: image_source {source!r} must be an "
-                f"http://, https:// or file:// URL.")
+                f"http://, https:// or file:// URL or an oci:// "
+                f"reference.")
     kind = image_type(node)
     if kind not in IMAGE_TYPES:
         raise exception.InvalidParameterValue(
@@ -91,6 +90,13 @@ def validate(node: Any) -> None:
                 f'{", ".join(IMAGE_TYPES)}')
     if scheme == "file":
         _validate_file(node, source)
+    elif scheme == "oci":
+        from ironic.drivers.modules import oci_image
+        try:
+            oci_image.parse(source)
+        except ValueError as e:
+            raise exception.InvalidParameterValue(
+                err=f"Node {node.uuid}: {e}") from e
     else:
         _validate_checksum(node, info)
     if kind == PARTITION:
@@ -110,6 +116,14 @@ def _validate_checksum(node: Any, info: dict) -> None:
     if algo and algo not in hashlib.algorithms_available:
         raise exception.InvalidParameterValue(
             err=f"Node {node.uuid}: unknown image_os_hash_algo {algo!r}.")
+    checksum = info.get("image_checksum")
+    if not value and isinstance(checksum, str) and \
+            checksum.lower().startswith(("http://", "https://")) and \
+            CONF.conductor.disable_support_for_checksum_files:
+        raise exception.InvalidParameterValue(
+            err=f"Node {node.uuid}: image_checksum is the URL of a "
+                f"checksum file, which "
+                f"[conductor]disable_support_for_checksum_files refuses.")
 
 
 def _validate_file(node: Any, source: str) -> None:
@@ -157,62 +171,26 @@ def _file_path(source: str) -> str:
     return urllib.parse.unquote(urllib.parse.urlparse(source).path)
 
 
-def image_url(node: Any) -> str:
-    """The URL the agent downloads from (publishing a file image)."""
-    source = _info(node)["image_source"]
-    if urllib.parse.urlparse(source).scheme != "file":
-        return source
-    path = _file_path(source)
-    name = os.path.basename(path)
-    target_dir = os.path.join(CONF.deploy.http_root, HTTP_SUBDIR, node.uuid)
-    os.makedirs(target_dir, exist_ok=True)
-    target = os.path.join(target_dir, name)
-    if os.path.exists(target):
-        os.unlink(target)
-    try:
-        os.link(path, target)
-    except OSError:
-        # Another file system: a copy (images are not changed in place).
-        shutil.copyfile(path, target)
-    return "/".join((CONF.deploy.http_url.rstrip("/"), HTTP_SUBDIR,
-                     node.uuid, urllib.parse.quote(name)))
-
-
 def unpublish(node: Any) -> None:
-    """Remove a published file image (idempotent)."""
-    shutil.rmtree(os.path.join(CONF.deploy.http_root, HTTP_SUBDIR,
-                               node.uuid), ignore_errors=True)
-
-
-def _file_hash(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+    """Remove a published image (idempotent) and forget what the agent
+    was given."""
+    from ironic.drivers.modules import instance_image
+    instance_image.unpublish(node)
+    info = getattr(node, "driver_internal_info", None) or {}
+    if instance_image.SERVED_KEY in info:
+        node.driver_internal_info = {
+            k: v for k, v in info.items() if k != instance_image.SERVED_KEY}
 
 
 def agent_image_info(node: Any, stream_raw_images: bool) -> dict:
     """``image_info`` of standby.prepare_image and the write_image step."""
+    from ironic.drivers.modules import instance_image
     info = _info(node)
     source = info["image_source"]
-    doc: dict[str, Any] = {
-        "id": source.rstrip("/").split("/")[-1],
-        "urls": [image_url(node)],
-        "disk_format": info.get("image_disk_format"),
-        "container_format": info.get("image_container_format"),
-        "stream_raw_images": stream_raw_images,
-        "node_uuid": node.uuid,
-    }
-    if info.get("image_checksum"):
-        doc["checksum"] = info["image_checksum"]
-    if info.get("image_os_hash_algo") and info.get("image_os_hash_value"):
-        doc["os_hash_algo"] = info["image_os_hash_algo"]
-        doc["os_hash_value"] = info["image_os_hash_value"]
-    elif urllib.parse.urlparse(source).scheme == "file" and \
-            not info.get("image_checksum"):
-        doc["os_hash_algo"] = "sha256"
-        doc["os_hash_value"] = _file_hash(_file_path(source))
+    # Prepared when the deployment started; a deployment that started
+    # before an upgrade has it prepared now.
+    served = instance_image.served(node) or instance_image.prepare(node)
+    doc = _served_doc(node, source, served, stream_raw_images)
     if image_type(node) == PARTITION:
         for key in PARTITION_KEYS:
             doc[key] = info.get(key)
@@ -221,4 +199,23 @@ def agent_image_info(node: Any, stream_raw_images: bool) -> dict:
         doc["boot_option"] = "local"
         if boot_mode(node) == "uefi":
             doc["disk_label"] = "gpt"
+    return doc
+
+
+def _served_doc(node: Any, source: str, served: dict,
+                stream_raw_images: bool) -> dict:
+    """What instance_image.prepare checked (and maybe converted)."""
+    doc: dict[str, Any] = {
+        "id": source.rstrip("/").split("/")[-1],
+        "urls": [served["url"]],
+        "disk_format": served.get("disk_format"),
+        "container_format": _info(node).get("image_container_format"),
+        "stream_raw_images": stream_raw_images,
+        "node_uuid": node.uuid,
+    }
+    if served.get("os_hash_value"):
+        doc["os_hash_algo"] = served["os_hash_algo"]
+        doc["os_hash_value"] = served["os_hash_value"]
+    elif _info(node).get("image_checksum"):
+        doc["checksum"] = _info(node)["image_checksum"]
     return doc

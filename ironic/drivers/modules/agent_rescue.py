@@ -62,6 +62,7 @@ class AgentRescue(base.RescueInterface):
         network = task.driver.network
         network.unconfigure_tenant_networks(task)
         network.add_rescuing_network(task)
+        cond_power.forget_agent_before_ramdisk(task)
         task.driver.boot.prepare_ramdisk(task, agent_base.ramdisk_params(task))
         if not node.disable_power_off:
             cond_power.node_power_action(task, states.POWER_ON)

@@ -441,6 +441,11 @@ class FakeVendor(_NoProperties, base.VendorInterface):
 
     _NEEDS_BAR = ("first_method", "second_method")
 
+    def get_properties(self) -> dict[str, str]:
+        # Two made-up driver_info keys, named as the public fake vendor
+        # interface names them: clients list a fake driver's properties.
+        return {key: f"{key} description. Required." for key in ("B1", "B2")}
+
     def validate(self, task: Any, method: str | None = None,
                  http_method: str | None = None, **kwargs: Any) -> None:
         if method in self._NEEDS_BAR and "bar" not in kwargs:
@@ -472,3 +477,17 @@ class FakeVendor(_NoProperties, base.VendorInterface):
     def driver_echo(self, context: Any, http_method: str,
                     **kwargs: Any) -> dict:
         return {"http_method": http_method, "args": kwargs}
+
+
+class FakeStorage(_NoProperties, base.StorageInterface):
+    """Volumes that attach and detach without storage; the image is
+    written as with local boot."""
+
+    def attach_volumes(self, task: Any) -> None:
+        _sleep("storage")
+
+    def detach_volumes(self, task: Any) -> None:
+        _sleep("storage")
+
+    def should_write_image(self, task: Any) -> bool:
+        return True

@@ -357,8 +357,11 @@ def run(target: IpmiTarget, command: list[str], *,
         if ok:
             return result.stdout
         if not _retryable(error) or time.monotonic() >= deadline:
-            LOG.warning("ipmitool %s on %s failed: %s", " ".join(command),
-                        bmc, error)
+            # Debug only: the error travels in the exception, and its
+            # caller logs it once (the power sync summarises a whole BMC
+            # network failing rather than log every node).
+            LOG.debug("ipmitool %s on %s failed: %s", " ".join(command),
+                      bmc, error)
             raise IpmiCommandFailed(command=" ".join(command), bmc=bmc,
                                     error=error or "unknown error")
         # Back off a little so a BMC that is busy gets room to recover.

@@ -22,6 +22,7 @@ from ironic.common import (
 from ironic.conf import CONF
 from ironic.drivers import base
 from ironic.drivers.modules import ipmi_client
+from ironic.metrics import bmc_call
 
 PROPERTIES = {
     "ipmi_address": "IP address or hostname of the BMC. Required.",
@@ -91,9 +92,11 @@ class IPMIPower(base.PowerInterface):
                                                      "status"))
         return states.POWER_ON if answer == "on" else states.POWER_OFF
 
+    @bmc_call
     def get_power_state(self, task: Any) -> str:
         return self.read_power_state(task)
 
+    @bmc_call
     def set_power_state(self, task: Any, power_state: str,
                         timeout: int | None = None) -> None:
         if power_state == states.POWER_ON:
@@ -126,6 +129,7 @@ class IPMIPower(base.PowerInterface):
         _run(task, "power", "on")
         _wait_for_power(task, states.POWER_ON, timeout)
 
+    @bmc_call
     def reboot(self, task: Any, timeout: int | None = None) -> None:
         self._reboot(task, soft=False, timeout=timeout)
 
@@ -170,6 +174,7 @@ class IPMIManagement(base.ManagementInterface):
     def get_supported_boot_devices(self, task: Any) -> list[str]:
         return list(_BOOTDEV)
 
+    @bmc_call
     def set_boot_device(self, task: Any, device: str,
                         persistent: bool = False) -> None:
         if device not in _BOOTDEV:
@@ -189,6 +194,7 @@ class IPMIManagement(base.ManagementInterface):
             command.append("options=" + ",".join(options))
         _run(task, *command)
 
+    @bmc_call
     def get_boot_device(self, task: Any) -> dict:
         param = ipmi_client.parse_boot_param(
             _run(task, "chassis", "bootparam", "get", "5"))
@@ -203,6 +209,7 @@ class IPMIManagement(base.ManagementInterface):
             _run(task, "chassis", "bootparam", "get", "5"))
         return boot_modes.UEFI if param["uefi"] else boot_modes.LEGACY_BIOS
 
+    @bmc_call
     def set_boot_mode(self, task: Any, mode: str) -> None:
         if mode not in self.get_supported_boot_modes(task):
             raise exception.InvalidParameterValue(
@@ -219,6 +226,7 @@ class IPMIManagement(base.ManagementInterface):
             command.append("options=" + ",".join(options))
         _run(task, *command)
 
+    @bmc_call
     def inject_nmi(self, task: Any) -> None:
         _run(task, "power", "diag")
 
@@ -241,6 +249,7 @@ class IPMIManagement(base.ManagementInterface):
                 f"IPMI has no indicator {indicator}@{component}; it has "
                 f"{self._IDENTIFY}@{components.CHASSIS}.")
 
+    @bmc_call
     def get_indicator_state(self, task: Any, component: str,
                             indicator: str) -> str:
         self._check_indicator(component, indicator)
@@ -249,6 +258,7 @@ class IPMIManagement(base.ManagementInterface):
         return {"on": indicator_states.ON, "off": indicator_states.OFF}.get(
             state, indicator_states.UNKNOWN)
 
+    @bmc_call
     def set_indicator_state(self, task: Any, component: str,
                             indicator: str, state: str) -> None:
         self._check_indicator(component, indicator)
@@ -261,6 +271,7 @@ class IPMIManagement(base.ManagementInterface):
                 err=f"The IPMI identify LED can be set ON or OFF, not "
                     f"{state}.")
 
+    @bmc_call
     def get_sensors_data(self, task: Any) -> dict:
         """The BMC's sensors grouped by type ('sdr -v'); a BMC without an
         SDR repository answers with nothing."""

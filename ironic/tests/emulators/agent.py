@@ -21,17 +21,24 @@ checksum verified.
 
 Every request it serves is recorded (``received``) for tests to assert
 which commands the service sent, in which order.
+
+As a process it is what an emulated machine "boots" (``ipmi_bmc
+--machine-cmd``): ``python -m ironic.tests.emulators.agent --api URL
+--mac MAC [--mac MAC]``, until SIGTERM.
 """
 
 from __future__ import annotations
 
+import base64
 import datetime
 import hashlib
 import http.server
+import io
 import ipaddress
 import json
 import logging
 import ssl
+import tarfile
 import tempfile
 import threading
 import time
@@ -501,6 +508,21 @@ def _nothing(agent: AgentEmulator, **kwargs: Any) -> None:
     return None
 
 
+def _system_logs(agent: AgentEmulator) -> dict:
+    """Like the real agent: a base64 gzipped tarball of log files (here
+    one, listing the commands received)."""
+    with agent._lock:
+        text = "\n".join(r["name"] for r in agent.received
+                         if r["method"] == "POST") + "\n"
+    data = text.encode()
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        member = tarfile.TarInfo("journal")
+        member.size = len(data)
+        tar.addfile(member, io.BytesIO(data))
+    return {"system_logs": base64.b64encode(buf.getvalue()).decode()}
+
+
 _COMMANDS = {
     ("deploy", "get_deploy_steps"): (_get_steps("deploy"), False),
     ("deploy", "execute_deploy_step"): (_execute_step("deploy"), True),
@@ -513,8 +535,7 @@ _COMMANDS = {
     ("standby", "power_off"): (_power_off, True),
     ("standby", "sync"): (_nothing, False),
     ("image", "install_bootloader"): (_install_bootloader, True),
-    ("log", "collect_system_logs"): (
-        lambda agent: {"system_logs": ""}, False),
+    ("log", "collect_system_logs"): (_system_logs, False),
     ("rescue", "finalize_rescue"): (_nothing, False),
     ("system", "lockdown"): (_nothing, False),
 }
@@ -601,3 +622,32 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         wait = (query.get("wait") or ["false"])[0].lower() == "true"
         return self.server.agent.run_command(body["name"], body["params"],
                                              wait)
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+    import signal
+    import sys
+    parser = argparse.ArgumentParser(description="An emulated ramdisk "
+                                                 "agent (loopback only).")
+    parser.add_argument("--api", required=True)
+    parser.add_argument("--mac", action="append", required=True)
+    parser.add_argument("--no-tls", action="store_true")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    agent = AgentEmulator(args.api, args.mac, tls=not args.no_tls).start()
+    print(f"agent for {', '.join(args.mac)} at {agent.callback_url}",
+          flush=True)
+    try:
+        stop.wait()
+    except KeyboardInterrupt:
+        pass
+    agent.stop()
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -14,6 +14,15 @@ Fault knobs for tests: ``--power-delay`` (power changes land late) and
 ``--reply-delay`` (every answer is late: a slow BMC). ``--kg-key HEX`` sets
 the BMC's K_g key (IPMI 2.0 two-key login).
 
+``--machine-cmd CMD`` gives the machines something to run: CMD (split like
+a shell command line, ``{port}`` replaced by the BMC's port and ``{mac}``
+by the machine's NIC, ``machine_mac(port)``) is started
+when a machine powers on, restarted when it is reset and stopped (its
+whole process group) when it powers off or the emulator exits - e.g. an
+agent ramdisk "booting" (``python -m ironic.tests.emulators.agent``). Its
+output goes to ``<state-dir>/machine-<port>.log``; the state file counts
+the ``boots``.
+
     python -m ironic.tests.emulators.ipmi_bmc --base-port 6230 --count 2 \
         --state-dir /tmp/bmcs
 """
@@ -21,10 +30,14 @@ the BMC's K_g key (IPMI 2.0 two-key login).
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import logging
 import os
+import shlex
+import signal
 import struct
+import subprocess
 import sys
 import threading
 import time
@@ -46,6 +59,11 @@ _VALID, _PERSISTENT, _EFI = 0x80, 0x40, 0x20
 SOL_BANNER = "emulated console of machine {port}\r\nlogin: "
 
 
+def machine_mac(port: int) -> str:
+    """The MAC address of the NIC of the machine behind BMC ``port``."""
+    return f"52:54:00:cc:{(port >> 8) & 0xff:02x}:{port & 0xff:02x}"
+
+
 class Machine:
     """What the emulated server is doing; shared with the state file."""
 
@@ -61,10 +79,31 @@ class Machine:
         self.bmc_resets = {"warm": 0, "cold": 0}
         # Chassis identify LED: "off", "timed" or "on" (forced on).
         self.identify = "off"
+        self.boots = 0
+        #: The machine's program (--machine-cmd), run while it is on.
+        self.command: list[str] | None = None
+        self.process: subprocess.Popen | None = None
         self.state_path = (os.path.join(state_dir, f"bmc-{port}.json")
                            if state_dir else None)
         self.lock = threading.Lock()
+        self._load()
         self.save()
+
+    def _load(self) -> None:
+        """A machine restarted on a state directory it used before is the
+        same machine: power, boot device and counters carry on."""
+        if not self.state_path or not os.path.exists(self.state_path):
+            return
+        try:
+            with open(self.state_path, encoding="utf-8") as f:
+                saved = json.load(f)
+        except (OSError, ValueError):
+            return
+        for key in ("power", "bootdev", "persistent", "uefi",
+                    "power_changes", "nmi_count", "identify", "boots"):
+            if key in saved:
+                setattr(self, key, saved[key])
+        self.bmc_resets = dict(saved.get("bmc_resets") or self.bmc_resets)
 
     def as_dict(self) -> dict:
         return {"port": self.port, "guid": str(self.guid),
@@ -72,7 +111,47 @@ class Machine:
                 "persistent": self.persistent, "uefi": self.uefi,
                 "power_changes": self.power_changes,
                 "nmi_count": self.nmi_count, "identify": self.identify,
-                "bmc_resets": dict(self.bmc_resets)}
+                "bmc_resets": dict(self.bmc_resets), "boots": self.boots,
+                "running": self.running()}
+
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def boot(self, restart: bool) -> None:
+        """Power on (or reset): start the machine's program (again)."""
+        if self.command is None or (self.running() and not restart):
+            return
+        self.halt()
+        log = os.path.join(os.path.dirname(self.state_path or "."),
+                           f"machine-{self.port}.log")
+        with open(log, "ab") as out:
+            self.process = subprocess.Popen(
+                [arg.replace("{port}", str(self.port)).replace(
+                    "{mac}", machine_mac(self.port)) for arg in self.command],
+                stdout=out, stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL, start_new_session=True)
+        self.boots += 1
+
+    def halt(self) -> None:
+        """Power off: stop the machine's program and all it started."""
+        proc, self.process = self.process, None
+        if proc is None or proc.poll() is not None:
+            return
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        except ProcessLookupError:
+            pass
+
+    def shut_down(self) -> None:
+        """The emulator exits: the program stops, the state says so (the
+        power state stays: the machine is found on at the next start)."""
+        with self.lock:
+            self.halt()
+            self.save()
 
     def save(self) -> None:
         if not self.state_path:
@@ -153,9 +232,14 @@ class EmulatedBmc(pyghmi_bmc.Bmc):
     def get_power_state(self):
         return self.machine.power
 
-    def _set_power(self, state: str, count: bool = True) -> int:
+    def _set_power(self, state: str, count: bool = True,
+                   restart: bool = False) -> int:
         def apply():
             with self.machine.lock:
+                if state == "on":
+                    self.machine.boot(restart or self.machine.power != "on")
+                else:
+                    self.machine.halt()
                 self.machine.power = state
                 if count:
                     self.machine.power_changes += 1
@@ -181,10 +265,10 @@ class EmulatedBmc(pyghmi_bmc.Bmc):
     def power_cycle(self):
         if self.machine.power == "off":
             return 0xd5  # not supported in present state
-        return self._set_power("on")
+        return self._set_power("on", restart=True)
 
     def power_reset(self):
-        return self._set_power("on")
+        return self._set_power("on", restart=True)
 
     def pulse_diag(self):
         with self.machine.lock:
@@ -243,16 +327,23 @@ class EmulatedBmc(pyghmi_bmc.Bmc):
 
 def serve(address: str, base_port: int, count: int, user: str,
           password: str, state_dir: str | None, power_delay: float = 0,
-          reply_delay: float = 0,
-          kg_key: bytes | None = None) -> list[EmulatedBmc]:
+          reply_delay: float = 0, kg_key: bytes | None = None,
+          machine_cmd: str | None = None) -> list[EmulatedBmc]:
     if state_dir:
         os.makedirs(state_dir, exist_ok=True)
     bmcs = []
     for i in range(count):
         port = base_port + i
-        bmcs.append(EmulatedBmc({user: password}, port, address,
-                                Machine(port, state_dir), power_delay,
-                                reply_delay, kg_key))
+        machine = Machine(port, state_dir)
+        if machine_cmd:
+            machine.command = shlex.split(machine_cmd)
+            # A machine found on: it runs its program again.
+            if machine.power == "on":
+                machine.boot(restart=True)
+                machine.save()
+        atexit.register(machine.shut_down)
+        bmcs.append(EmulatedBmc({user: password}, port, address, machine,
+                                power_delay, reply_delay, kg_key))
     return bmcs
 
 
@@ -268,13 +359,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reply-delay", type=float, default=0)
     parser.add_argument("--kg-key", type=bytes.fromhex, default=None,
                         help="the BMC's K_g key, in hexadecimal")
+    parser.add_argument("--machine-cmd",
+                        help="run while a machine is on ({port}: its BMC's)")
     args = parser.parse_args(argv)
     if not args.address.startswith("127.") and args.address != "::1":
         parser.error("the emulator only listens on loopback addresses")
     logging.basicConfig(level=logging.INFO)
+    # SIGTERM ends the process through its exit handlers: the machines'
+    # programs stop with it.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     serve(args.address, args.base_port, args.count, args.user,
           args.password, args.state_dir, args.power_delay, args.reply_delay,
-          args.kg_key)
+          args.kg_key, args.machine_cmd)
     print(f"READY {args.count} BMCs on {args.address} udp "
           f"{args.base_port}-{args.base_port + args.count - 1}", flush=True)
     while True:

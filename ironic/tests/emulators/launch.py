@@ -66,9 +66,14 @@ class IpmiEmulator:
     def __init__(self, count: int = 1, user: str = "admin",
                  password: str = "password", power_delay: float = 0,
                  reply_delay: float = 0, address: str = "127.0.0.1",
-                 kg_key: str | None = None):
+                 kg_key: str | None = None, state_dir: str | None = None,
+                 base_port: int = 0, machine_cmd: str | None = None):
         """``kg_key``: the BMCs' K_g key in hexadecimal (none by default:
-        the password's key then serves, as IPMI 2.0 says)."""
+        the password's key then serves, as IPMI 2.0 says). ``state_dir``
+        (kept) and ``base_port``: machines that outlive the emulator (the
+        lab); by default a temporary directory, removed by remove().
+        ``machine_cmd``: what the machines run while on (see ipmi_bmc)."""
+        self.machine_cmd = machine_cmd
         self.count = count
         self.kg_key = kg_key
         self.user = user
@@ -76,8 +81,10 @@ class IpmiEmulator:
         self.address = address
         self.power_delay = power_delay
         self.reply_delay = reply_delay
-        self.state_dir = tempfile.mkdtemp(prefix="ipmi-emu-")
-        self.base_port = 0
+        self._own_dir = state_dir is None
+        self.state_dir = state_dir or tempfile.mkdtemp(prefix="ipmi-emu-")
+        os.makedirs(self.state_dir, exist_ok=True)
+        self.base_port = base_port
         self.proc: subprocess.Popen | None = None
 
     def start(self) -> IpmiEmulator:
@@ -92,6 +99,8 @@ class IpmiEmulator:
                "--reply-delay", str(self.reply_delay)]
         if self.kg_key:
             cmd += ["--kg-key", self.kg_key]
+        if self.machine_cmd:
+            cmd += ["--machine-cmd", self.machine_cmd]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, text=True)
         _wait_for_line(self.proc, "READY", 30)
@@ -108,8 +117,23 @@ class IpmiEmulator:
         if self.proc and self.proc.stdout:
             self.proc.stdout.close()
 
+    def remove(self) -> None:
+        """Stop, and delete the state directory when it is a temporary one
+        (a start() after this needs a new emulator)."""
+        self.stop()
+        if self._own_dir:
+            shutil.rmtree(self.state_dir, ignore_errors=True)
+
     def ports(self) -> list[int]:
         return list(range(self.base_port, self.base_port + self.count))
+
+    def driver_info(self, index: int = 0) -> dict:
+        """A node's ``driver_info`` for the ``ipmi`` hardware type that
+        reaches BMC ``index``."""
+        return {"ipmi_address": self.address,
+                "ipmi_port": self.base_port + index,
+                "ipmi_username": self.user,
+                "ipmi_password": self.password}
 
     def state(self, index: int = 0) -> dict:
         path = os.path.join(self.state_dir,
@@ -121,7 +145,7 @@ class IpmiEmulator:
         return self.start()
 
     def __exit__(self, *exc) -> None:
-        self.stop()
+        self.remove()
 
 
 def free_tcp_port(address: str = "127.0.0.1") -> int:
@@ -144,12 +168,15 @@ class RedfishEmulator:
     def __init__(self, count: int = 1, user: str | None = None,
                  password: str | None = None, power_delay: int = 0,
                  address: str = "127.0.0.1",
-                 drives: list[dict] | None = None, sessions: bool = True):
+                 drives: list[dict] | None = None, sessions: bool = True,
+                 workdir: str | None = None, port: int = 0):
         """``drives`` ({"Id", "Name", "CapacityBytes", "Protocol"}) give
         every system a Redfish Storage "1" holding them (none by default:
         inspection then reads SimpleStorage). ``sessions``: offer a
         SessionService, as real BMCs do (logins are recorded, see
-        ``sessions_journal``)."""
+        ``sessions_journal``). ``workdir`` (kept) and ``port``: systems
+        that outlive the emulator (the lab); by default a temporary
+        directory, removed on leaving the context."""
         self.count = count
         self.sessions = sessions
         self.drives = drives
@@ -157,8 +184,10 @@ class RedfishEmulator:
         self.password = password
         self.power_delay = power_delay
         self.address = address
-        self.port = 0
-        self.workdir = tempfile.mkdtemp(prefix="redfish-emu-")
+        self.port = port
+        self._own_dir = workdir is None
+        self.workdir = workdir or tempfile.mkdtemp(prefix="redfish-emu-")
+        os.makedirs(self.workdir, exist_ok=True)
         self.proc: subprocess.Popen | None = None
 
     @property
@@ -198,6 +227,18 @@ class RedfishEmulator:
     def state_dir(self) -> str:
         return os.path.join(self.workdir, "state")
 
+    @property
+    def media_dir(self) -> str:
+        return os.path.join(self.workdir, "media")
+
+    def downloaded_media(self, name: str) -> list[str]:
+        """Paths of the copies of virtual media image ``name`` (base name
+        of its URL) the emulator downloaded and still holds."""
+        found = []
+        for top, _dirs, files in os.walk(self.media_dir):
+            found.extend(os.path.join(top, f) for f in files if f == name)
+        return sorted(found)
+
     def resets(self, index: int = 0) -> dict[str, int]:
         """How often system ``index`` was asked for each reset type
         (``On``, ``ForceOff``, ``GracefulShutdown``, ``Nmi``...)."""
@@ -208,6 +249,21 @@ class RedfishEmulator:
                 return json.load(f)
         except FileNotFoundError:
             return {}
+
+    def reset_journal(self) -> list[tuple[float, str, str]]:
+        """Every reset any system was asked for: (unix time, system uuid,
+        action), in order."""
+        path = os.path.join(self.state_dir, "resets.log")
+        try:
+            with open(path, encoding="utf-8") as f:
+                lines = f.read().splitlines()
+        except FileNotFoundError:
+            return []
+        out = []
+        for line in lines:
+            when, uuid, action = line.split()
+            out.append((float(when), uuid, action))
+        return out
 
     @property
     def sessions_path(self) -> str:
@@ -259,8 +315,13 @@ class RedfishEmulator:
                "--control", self.control_path]
         if self.sessions:
             cmd += ["--sessions", self.sessions_path]
+        # Virtual media the emulator downloads land in its temporary
+        # directory: ours, so tests can open what the BMC really fetched.
+        os.makedirs(self.media_dir, exist_ok=True)
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
+                                     stderr=subprocess.DEVNULL,
+                                     env=dict(os.environ,
+                                              TMPDIR=self.media_dir))
         deadline = time.monotonic() + 30
         auth = (self.user, self.password) if self.user else None
         while time.monotonic() < deadline:
@@ -286,8 +347,15 @@ class RedfishEmulator:
                 self.proc.kill()
                 self.proc.wait()
 
+    def remove(self) -> None:
+        """Stop, and delete the work directory when it is a temporary
+        one."""
+        self.stop()
+        if self._own_dir:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
     def __enter__(self) -> RedfishEmulator:
         return self.start()
 
     def __exit__(self, *exc) -> None:
-        self.stop()
+        self.remove()

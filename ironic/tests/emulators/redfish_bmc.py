@@ -18,7 +18,9 @@ the rest of the fake systems' state.
 Reset actions (``ComputerSystem.Reset``), including ``Nmi`` which
 sushy-tools refuses, are counted per system in
 ``<state dir>/resets-<system uuid>.json`` (``{"ForceOff": 1, "Nmi": 2}``):
-the emulated machine's own account of what it was asked to do.
+the emulated machine's own account of what it was asked to do; every
+system also appends ``<unix time> <uuid> <action>`` to
+``<state dir>/resets.log``, when each came.
 ``--sessions JOURNAL`` adds a SessionService (``redfish_sessions``).
 
     python -m ironic.tests.emulators.redfish_bmc --config FILE \
@@ -87,6 +89,12 @@ class InventoryFakeDriver(fakedriver.FakeDriver):
             with open(path + ".tmp", "w", encoding="utf-8") as f:
                 json.dump(counts, f)
             os.replace(path + ".tmp", path)
+            # When each reset came, for tests of their spacing (the reboot
+            # throttle): "<unix time> <system uuid> <action>" lines.
+            with open(os.path.join(state_dir, "resets.log"), "a",
+                      encoding="utf-8") as f:
+                f.write(f"{time.time():.6f} {self.uuid(identity)} "
+                        f"{action}\n")
 
     def set_power_state(self, identity, state):
         # An NMI changes no power state; the machine only records it.
@@ -118,6 +126,28 @@ class InventoryFakeDriver(fakedriver.FakeDriver):
 
     def reset_versions(self, identity):
         self._update(identity, versions=dict(DEFAULT_VERSIONS))
+
+    # sushy-tools' fake driver cannot keep an HttpBootUri (its API stores
+    # one for the whole emulator, without the system): keep it in the
+    # state directory so every request sees it.
+    def _http_boot_uri_path(self) -> str | None:
+        state_dir = self._config.get("SUSHY_EMULATOR_STATE_DIR")
+        return os.path.join(state_dir, "http-boot-uri") if state_dir \
+            else None
+
+    def get_http_boot_uri(self, identity):
+        path = self._http_boot_uri_path()
+        try:
+            with open(path, encoding="utf-8") as f:
+                return f.read() or None
+        except (TypeError, FileNotFoundError):
+            return None
+
+    def set_http_boot_uri(self, uri):
+        path = self._http_boot_uri_path()
+        if path:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(uri or "")
 
     def get_total_memory(self, identity):
         return self._get(identity).get("memory_gib", 8)

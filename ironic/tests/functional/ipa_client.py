@@ -6,7 +6,7 @@ tests: it imports ironic-python-agent's own ``ironic_api_client.APIClient``
 agent. The agent's options live on oslo.config's global CONF, which is why
 this runs apart from the test process. Prints one JSON document.
 
-    ipa_client.py --api URL lookup MAC[,MAC] [--node-uuid U]
+    ipa_client.py --api URL [--cafile CA] lookup MAC[,MAC] [--node-uuid U]
     ipa_client.py --api URL heartbeat UUID --token=TOKEN [--callback-url URL]
                   [--cert PEM-FILE]
     ipa_client.py --api URL inspect DATA-FILE [--error MESSAGE]
@@ -25,7 +25,7 @@ import sys
 from urllib.parse import urlparse
 
 
-def _client(api: str):
+def _client(api: str, cafile: str | None = None):
     # The agent reads its parameters from the kernel command line (and, on
     # a virtual media boot, mounts a floppy for them) when its options are
     # first imported. Give it parameters so it does neither.
@@ -37,6 +37,8 @@ def _client(api: str):
     )
     from oslo_config import cfg
     cfg.CONF([], project="ironic-python-agent")
+    if cafile:
+        cfg.CONF.set_override("cafile", cafile)
     return ironic_api_client.APIClient(api)
 
 
@@ -91,6 +93,7 @@ def _inspect(client, args) -> dict:
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--api", required=True)
+    ap.add_argument("--cafile", help="CA bundle of an https API")
     sub = ap.add_subparsers(dest="command", required=True)
     lookup = sub.add_parser("lookup")
     lookup.add_argument("macs")
@@ -106,7 +109,7 @@ def main(argv: list[str]) -> int:
     inspect.add_argument("data")
     inspect.add_argument("--error")
     args = ap.parse_args(argv)
-    client = _client(args.api)
+    client = _client(args.api, args.cafile)
     command = {"lookup": _lookup, "heartbeat": _heartbeat,
                "inspect": _inspect}[args.command]
     result = command(client, args)

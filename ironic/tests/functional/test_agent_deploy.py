@@ -235,8 +235,11 @@ def test_failing_inband_step_fails_the_deployment(aio, conn, image_server):
         assert node.provision_state == "deploy failed"
         assert "deploy.write_image" in node.last_error
         assert "No space left on device" in node.last_error
+        # The agent's logs were collected ([agent]deploy_logs_collect
+        # on_failure by default).
         assert agent.posted() == ["deploy.get_deploy_steps",
-                                  "deploy.execute_deploy_step"]
+                                  "deploy.execute_deploy_step",
+                                  "log.collect_system_logs"]
 
 
 def test_agent_without_write_image_step_writes_a_partition_image(

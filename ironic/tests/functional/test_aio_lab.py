@@ -9,6 +9,7 @@ through the API, and the emulated machine itself must be on.
 from __future__ import annotations
 
 import configparser
+import contextlib
 import json
 import signal
 import subprocess
@@ -146,3 +147,99 @@ def test_redfish_lab_node_manages_and_powers_on(aio, lab):
                                                    rf["password"]))
     system = client.get_system(f"/redfish/v1/Systems/{rf['systems'][0]}")
     assert system.power_state == sushy.POWER_STATE_ON
+
+
+
+@contextlib.contextmanager
+def _running_lab(aio, workdir, ipmi: int, redfish: int, *extra: str):
+    """The lab on its own state directory until the block ends; yields
+    its description and, after the block, ``out`` holds its output."""
+    describe = workdir / f"describe-{ipmi}-{redfish}.json"
+    describe.unlink(missing_ok=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(svc.REPO_ROOT / "tools" / "aio_lab.py"),
+         "--config-file", str(aio.config), "--ipmi", str(ipmi),
+         "--redfish", str(redfish), "--describe", str(describe),
+         "--state-dir", str(workdir / "state"), *extra],
+        env=svc._child_env(), stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True)
+    result = {}
+    try:
+        _until(describe.exists, "the lab did not describe itself")
+        result.update(json.loads(describe.read_text()))
+        yield result
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        result["out"], _ = proc.communicate(timeout=svc.STOP_DEADLINE)
+    assert proc.returncode == 0, result["out"]
+
+
+def test_lab_keeps_its_machines_and_ports_across_restarts(aio, lab,
+                                                         tmp_path):
+    state = tmp_path / "state"
+    with _running_lab(aio, tmp_path, ipmi=1, redfish=1) as first:
+        assert first["ipmi"]["state_dir"] == str(state / "ipmi")
+        assert first["redfish"]["workdir"] == str(state / "redfish")
+        _power_on(aio, "lab-ipmi-0")
+    with _running_lab(aio, tmp_path, ipmi=1, redfish=0) as again:
+        # Same port, same machine (still on), nothing under /tmp.
+        assert again["ipmi"]["ports"] == first["ipmi"]["ports"]
+        with open(f"{again['ipmi']['state_dir']}/bmc-"
+                  f"{again['ipmi']['ports'][0]}.json",
+                  encoding="utf-8") as f:
+            assert json.load(f)["power"] == "on"
+        node = _call(aio.endpoint, "/v1/nodes/lab-ipmi-0")
+        assert node["driver_info"]["ipmi_port"] == first["ipmi"]["ports"][0]
+        # The Redfish machine is not emulated this time: its node says so.
+        gone = _call(aio.endpoint, "/v1/nodes/lab-redfish-0")
+        assert gone["maintenance"] is True
+        assert "not emulated" in gone["maintenance_reason"]
+    with _running_lab(aio, tmp_path, ipmi=1, redfish=1) as back:
+        # Back on its old port: maintenance ends.
+        assert back["redfish"]["url"] == first["redfish"]["url"]
+        assert _call(aio.endpoint, "/v1/nodes/lab-redfish-0")[
+            "maintenance"] is False
+        _call(aio.endpoint, "/v1/nodes/lab-ipmi-0/states/power", "PUT",
+              {"target": "power off"})
+        _until(lambda: _call(aio.endpoint, "/v1/nodes/lab-ipmi-0")[
+            "power_state"] == "power off", "lab-ipmi-0 did not power off")
+        # The printed hint works when pasted.
+        lines = _until(lambda: _hint(back), "no hint printed")
+        script = "set -e\n" + "\n".join(lines) + "\n"
+        run = subprocess.run(["bash", "-c", script], capture_output=True,
+                             text=True, timeout=svc.CLI_DEADLINE,
+                             env=svc._child_env())
+        assert run.returncode == 0, (script, run.stdout, run.stderr)
+        _until(lambda: _call(aio.endpoint, "/v1/nodes/lab-ipmi-0")[
+            "power_state"] == "power on", "the hint did not power on")
+
+
+def _hint(described):
+    """The commands of the hint the lab printed (after its "Try" line)."""
+    return [line.strip() for line in described["hints"][1:]]
+
+
+def test_lab_machines_boot_the_agent(aio, lab, tmp_path):
+    with _running_lab(aio, tmp_path, 1, 0, "--agent") as running:
+        port = running["ipmi"]["ports"][0]
+        state_file = f"{running['ipmi']['state_dir']}/bmc-{port}.json"
+        ports = _call(aio.endpoint, "/v1/ports/detail?node=lab-ipmi-0")
+        assert len(ports["ports"]) == 1
+        _call(aio.endpoint, "/v1/nodes/lab-ipmi-0/states/power", "PUT",
+              {"target": "power off"})
+        _until(lambda: _call(aio.endpoint, "/v1/nodes/lab-ipmi-0")[
+            "power_state"] == "power off", "lab-ipmi-0 did not power off")
+        _power_on(aio, "lab-ipmi-0")
+
+        def agent_up():
+            with open(state_file, encoding="utf-8") as f:
+                return json.load(f)["running"]
+        _until(agent_up, "the machine did not boot its agent")
+        log = f"{running['ipmi']['state_dir']}/machine-{port}.log"
+        _until(lambda: "agent for" in open(log, encoding="utf-8").read(),
+               "the agent did not start")
+        mac = ports["ports"][0]["address"]
+        assert f"agent for {mac}" in open(log, encoding="utf-8").read()
+    # The lab stopped: its machine's agent with it.
+    with open(state_file, encoding="utf-8") as f:
+        assert json.load(f)["running"] is False

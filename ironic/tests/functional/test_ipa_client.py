@@ -18,16 +18,16 @@ import json
 import pathlib
 import subprocess
 import sys
-import threading
 
 import pytest
 
 from ironic.api import app as api_app
 from ironic.api.controllers.v1 import versions
-from ironic.common import hash_ring, rpc, states, wsgi_service
+from ironic.common import hash_ring, rpc, states
 from ironic.conductor import base_manager, rpcapi
 from ironic.db import api as db_api
 from ironic.objects.node import Node
+from ironic.serving.server import ServerThread
 from ironic.tests import builders
 from ironic.tests.functional import conftest as fconf
 from ironic.tests.functional import service as svc
@@ -59,14 +59,9 @@ def server(database, config, monkeypatch):
     monkeypatch.setattr(rpcapi, "_API", None)
     conductor = base_manager.ConductorService()
     conductor.start()
-    httpd = wsgi_service.make_server(api_app.setup_app(), "127.0.0.1",
-                                     svc.free_port(), threads=4)
-    httpd.prepare()
-    thread = threading.Thread(target=httpd.serve, daemon=True)
-    thread.start()
-    yield "http://%s:%d" % httpd.bind_addr[:2]
+    httpd = ServerThread(api_app.setup_app()).start()
+    yield httpd.endpoint
     httpd.stop()
-    thread.join(10)
     conductor.stop(timeout=5)
     rpc.reset()
 

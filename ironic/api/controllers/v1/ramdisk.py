@@ -16,13 +16,16 @@ accepts it; every failure to match looks the same (404). Besides 1.84 and
 later, the base version 1.1 is served too, as the Inspector-compatible form
 the ramdisk uses (it sends no version header): it answers ``{"uuid": ...}``.
 From 1.84 the answer is the one of a lookup (``node`` and ``config``, with
-the agent token issued on first contact).
+the agent token issued on first contact). Data matching no node at all,
+with ``[auto_discovery]enabled``, is handed to a conductor that enrolls
+the machine (``ironic.conductor.discovery``) and answered the same way.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import logging
+import uuid
 from typing import Any
 from urllib.parse import urlparse
 
@@ -41,7 +44,6 @@ from ironic.common import (
     utils,
 )
 from ironic.conf import CONF
-from ironic.db import api as db_api
 from ironic.objects.node import Node
 
 LOG = logging.getLogger(__name__)
@@ -149,13 +151,14 @@ def _find_node(addresses: list[str], node_uuid: str | None) -> Node:
         if node_uuid:
             node = Node.get(utils.normalize_uuid(node_uuid))
         else:
-            node = Node.from_db(
-                db_api.get_instance().get_node_by_port_addresses(addresses))
+            node = Node.get_by_port_addresses(addresses)
     except exception.NotFound as e:
         LOG.warning("Lookup found no node: %s", e)
         raise exception.NotFound() from e
-    if CONF.api.restrict_lookup and \
-            node.provision_state not in states.LOOKUP_ALLOWED_STATES:
+    from ironic.conductor import fast_track
+    allowed = fast_track.LOOKUP_ALLOWED_STATES \
+        if fast_track.keeps_agent(node) else states.LOOKUP_ALLOWED_STATES
+    if CONF.api.restrict_lookup and node.provision_state not in allowed:
         LOG.warning("Lookup of node %s refused in provision state %s",
                     node.uuid, node.provision_state)
         raise exception.NotFound()
@@ -259,6 +262,26 @@ def _check_callback_url(url: str) -> None:
                 'detected.')
 
 
+_NOT_ACCEPTED = "Invalid or missing agent token received."
+
+
+def _authenticated_node(ident: str, token: str) -> Node:
+    """The node of a heartbeat that carries its agent token.
+
+    Heartbeats need no credentials: an unknown node, an identifier that
+    cannot be one and a wrong token get the very same answer, so that
+    nobody learns node names from them (the conductor checks the token
+    again under the node's lock).
+    """
+    try:
+        node = node_api.get_node(ident)
+    except (exception.NotFound, exception.Invalid):
+        node = None
+    if node is None or not agent_token.matches(node, token):
+        raise exception.InvalidParameterValue(err=_NOT_ACCEPTED)
+    return node
+
+
 class HeartbeatController(rest.RestController):
     @expose()
     @api_method(min_version=22)
@@ -267,7 +290,7 @@ class HeartbeatController(rest.RestController):
         body = method.json_body()
         validate_heartbeat(body, ver)
         policy.authorize("baremetal:node:ipa_heartbeat", method.context())
-        node = node_api.get_node(node_ident)
+        node = _authenticated_node(node_ident, body["agent_token"])
         try:
             _rpc().heartbeat(
                 method.context(), node, body["callback_url"],
@@ -331,6 +354,23 @@ def _macs(inventory: dict) -> list[str]:
                    if utils.is_valid_mac(i["mac_address"])})
 
 
+def _discover(inventory: dict, plugin_data: dict, ver: int) -> dict:
+    """An unknown machine: a conductor enrolls it (auto-discovery) and
+    the answer is the one of a found node."""
+    try:
+        found = _rpc().discover_node(
+            method.context(), str(uuid.uuid4()), inventory, plugin_data,
+            issue_token=ver >= NEW_VERSION)
+    except exception.NoValidHost as e:
+        # Nothing is disclosed to the machine: a failed lookup.
+        LOG.error("Auto-discovery: no conductor serves [auto_discovery]"
+                  "driver %s: %s", CONF.auto_discovery.driver, e)
+        raise inspection_lookup.LookupFailed() from e
+    if ver >= NEW_VERSION:
+        return lookup_view(found["node"], found["agent_token"])
+    return {"uuid": found["node"]["uuid"]}
+
+
 class ContinueInspectionController(rest.RestController):
 
     @expose()
@@ -341,7 +381,7 @@ class ContinueInspectionController(rest.RestController):
                                                and ver < NEW_VERSION):
             raise exception.NotFound(
                 f"API version 1.{NEW_VERSION} or newer is required.")
-        policy.authorize("baremetal:node:ipa_continue_inspection",
+        policy.authorize("baremetal:driver:ipa_continue_inspection",
                          method.context())
         if node_uuid is not None:
             if not utils.is_uuid_like(node_uuid):
@@ -355,7 +395,12 @@ class ContinueInspectionController(rest.RestController):
             raise exception.InvalidParameterValue(
                 err="No lookup information provided: the inventory has no "
                     "valid MAC address nor BMC address.")
-        node = inspection_lookup.lookup_node(macs, bmc, node_uuid)
+        try:
+            node = inspection_lookup.lookup_node(macs, bmc, node_uuid)
+        except inspection_lookup.NoMatch:
+            if not CONF.auto_discovery.enabled:
+                raise
+            return _discover(inventory, data, ver)
         api = _rpc()
         ctx = method.context()
         token = None

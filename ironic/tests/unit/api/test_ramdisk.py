@@ -36,6 +36,7 @@ def env(api, config, monkeypatch):
     svc = base_manager.ConductorService()
     svc.start()
     api.version = "1.72"
+    api.conductor = svc
     yield api
     svc.stop(timeout=5)
     rpc.reset()
@@ -54,8 +55,14 @@ def _lookup(api, query, **kw):
 
 
 def _heartbeat(api, ident, **body):
+    """POST a heartbeat and wait until the conductor processed it (it
+    answers once the heartbeat is accepted and records it in a worker)."""
     body.setdefault("callback_url", CALLBACK)
-    return api.post(f"/v1/heartbeat/{ident}", body)
+    resp = api.post(f"/v1/heartbeat/{ident}", body)
+    conductor = getattr(api, "conductor", None)
+    if conductor is not None:
+        assert conductor.pool.wait_idle(10)
+    return resp
 
 
 def _issue(api, node) -> str:
@@ -326,10 +333,18 @@ def test_heartbeat_not_json(env):
     assert resp.status_int == 400
 
 
-def test_heartbeat_unknown_node(env):
-    resp = _heartbeat(env, "f8e0d8c4-0c8a-4a4c-8d4e-2b0f8f3c9a11",
-                      agent_token="t")
-    assert resp.status_int == 404
+def test_heartbeat_cannot_tell_node_names_apart(env):
+    # Unknown node, bad identifier, known node with a wrong token: one
+    # answer, so an unauthenticated caller learns no node names.
+    node = _node(name="known-node")
+    answers = {(r.status_int, ifx.error_message(r)) for r in (
+        _heartbeat(env, "f8e0d8c4-0c8a-4a4c-8d4e-2b0f8f3c9a11",
+                   agent_token="t"),
+        _heartbeat(env, "unknown-node", agent_token="t"),
+        _heartbeat(env, "not a name!", agent_token="t"),
+        _heartbeat(env, "known-node", agent_token="t"),
+        _heartbeat(env, node.uuid, agent_token="t"))}
+    assert answers == {(400, "Invalid or missing agent token received.")}
 
 
 def test_heartbeat_needs_1_22(env):

@@ -19,8 +19,16 @@ def mgr(database, config):
     config(host="me")
     config("conductor", node_locked_retry_attempts=0)
     pool = workers.WorkerPool(3)
-    yield manager.ConductorManager("me", pool)
+    yield _Settling("me", pool)
     pool.shutdown(wait=True)
+
+
+class _Settling(manager.ConductorManager):
+    """Waits for the worker a heartbeat hands its processing to."""
+
+    def heartbeat(self, *args, **kwargs):
+        super().heartbeat(*args, **kwargs)
+        assert self.pool.wait_idle(10)
 
 
 @pytest.fixture
@@ -178,9 +186,9 @@ def test_power_off_and_reboot_forget_the_agent(mgr):
         assert agent_token.for_agent(after) is None
 
 
-def test_power_on_and_pregenerated_tokens_are_kept(mgr):
+def test_power_on_of_a_running_node_and_pregenerated_tokens_are_kept(mgr):
     from ironic.conductor import power, task_manager
-    node, token = _with_token(mgr)
+    node, token = _with_token(mgr, power_state=states.POWER_ON)
     with task_manager.acquire(None, node.uuid, host="me") as task:
         power.node_power_action(task, states.POWER_ON)
     assert agent_token.has_token(Node.get(node.uuid))
@@ -189,6 +197,65 @@ def test_power_on_and_pregenerated_tokens_are_kept(mgr):
         agent_token.issue(task.node, pregenerated=True)
         power.node_power_action(task, states.REBOOT)
     assert agent_token.has_token(Node.get(node.uuid))
+
+
+@pytest.mark.parametrize("before", [states.POWER_OFF, None])
+def test_power_on_of_a_stopped_node_starts_without_a_token(mgr, monkeypatch,
+                                                          before):
+    """The stale token case: a token issued by a lookup while the node sat
+    in manageable (``[api]restrict_lookup = false``) must be gone before
+    a plain power on boots the ramdisk, and gone in the database before
+    the machine starts."""
+    from ironic.conductor import power, task_manager
+    node, token = _with_token(mgr, provision_state=states.MANAGEABLE,
+                              power_state=before)
+    node.driver_internal_info = dict(node.driver_internal_info,
+                                     agent_url=URL)
+    node.save()
+    seen = []
+
+    def power_on(self, task, state, timeout=None):
+        seen.append(Node.get(task.node.uuid).driver_internal_info)
+
+    monkeypatch.setattr(fake.FakePower, "set_power_state", power_on)
+    with task_manager.acquire(None, node.uuid, host="me") as task:
+        power.node_power_action(task, states.POWER_ON)
+    assert seen and agent_token.KEY not in seen[0]
+    assert "agent_url" not in seen[0]
+    after = Node.get(node.uuid)
+    assert not agent_token.has_token(after)
+    assert agent_token.for_agent(after) is None
+    # The agent of the new boot gets a fresh token on its lookup.
+    with task_manager.acquire(None, node.uuid, host="me") as task:
+        task.node.provision_state = states.CLEANWAIT
+        task.node.save()
+    assert mgr.get_node_with_token({}, node.uuid)["agent_token"] not in \
+        (None, token)
+
+
+def test_ramdisk_boot_discards_an_earlier_token_even_a_pregenerated_one(
+        mgr, monkeypatch):
+    """Whatever the power path (here none: the node is on and the boot
+    interface is asked first), prepare_ramdisk sees no earlier token."""
+    from ironic.conductor import task_manager
+    from ironic.drivers.modules import agent_base
+    node, token = _with_token(mgr, provision_state=states.CLEANING,
+                              power_state=states.POWER_ON)
+    seen = []
+
+    def prepare_ramdisk(self, task, params):
+        seen.append(dict(task.node.driver_internal_info))
+        agent_token.issue(task.node, pregenerated=True)
+
+    monkeypatch.setattr(fake.FakeBoot, "prepare_ramdisk", prepare_ramdisk)
+    with task_manager.acquire(None, node.uuid, host="me") as task:
+        task.node.driver_internal_info = dict(
+            task.node.driver_internal_info, agent_url=URL)
+        agent_base.AgentStepsMixin().boot_agent(task)
+        assert agent_token.KEY not in seen[0]
+        assert "agent_url" not in seen[0]
+        # The token prepared for this boot survives its reboot.
+        assert agent_token.has_token(task.node)
 
 
 def test_stable_state_forgets_the_agent(mgr):
@@ -202,3 +269,44 @@ def test_stable_state_forgets_the_agent(mgr):
     after = Node.get(node.uuid)
     assert after.provision_state == states.ACTIVE
     assert not agent_token.has_token(after)
+
+
+def test_heartbeat_is_answered_before_it_is_processed(mgr, monkeypatch):
+    """As in Ironic: the token is checked at once, the rest is a worker's,
+    which keeps the node locked until it is done."""
+    import threading
+    release, entered = threading.Event(), threading.Event()
+
+    def slow(self, task, *args, **kwargs):
+        entered.set()
+        assert release.wait(10)
+
+    monkeypatch.setattr(fake.FakeDeploy, "heartbeat", slow)
+    node, token = _with_token(mgr)
+    plain = manager.ConductorManager("me", mgr.pool)
+    plain.heartbeat({}, node.uuid, URL, "1", token)
+    assert entered.wait(10)
+    assert Node.get(node.uuid).reservation == "me"
+    with pytest.raises(exception.NodeLocked):
+        plain.heartbeat({}, node.uuid, URL, "1", token)
+    release.set()
+    assert mgr.pool.wait_idle(10)
+    fresh = Node.get(node.uuid)
+    assert fresh.reservation is None
+    assert fresh.driver_internal_info["agent_url"] == URL
+
+
+def test_steps_a_heartbeat_resumes_run_in_its_worker(mgr, monkeypatch):
+    """A heartbeat's interface may hand the task on (resume steps); the
+    worker that processes the heartbeat runs that too, under the lock."""
+    ran = []
+
+    def resume(self, task, *args, **kwargs):
+        task.spawn_after(lambda: ran.append(
+            Node.get(task.node.id).reservation))
+
+    monkeypatch.setattr(fake.FakeDeploy, "heartbeat", resume)
+    node, token = _with_token(mgr)
+    mgr.heartbeat({}, node.uuid, URL, "1", token)
+    assert ran == ["me"]
+    assert Node.get(node.uuid).reservation is None

@@ -18,6 +18,7 @@ TARGET = {"logical_disks": [
 def _node(**fields):
     values = {"uuid": "n-1", "target_raid_config": TARGET,
               "raid_config": {}, "properties": {}, "instance_info": {},
+              "driver_internal_info": {}, "power_state": None,
               "provision_state": states.CLEANING, "disable_power_off": False,
               "save": lambda: None}
     values.update(fields)
