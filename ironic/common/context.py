@@ -9,6 +9,7 @@ import dataclasses
 class RequestContext:
     user_id: str | None = None
     project_id: str | None = None
+    project_name: str | None = None
     roles: list[str] = dataclasses.field(default_factory=list)
     system_scope: str | None = None
     is_public_api: bool = False
@@ -17,7 +18,8 @@ class RequestContext:
 
     def to_policy_values(self) -> dict:
         return {"user_id": self.user_id, "project_id": self.project_id,
-                "roles": self.roles, "system_scope": self.system_scope,
+                "project_name": self.project_name, "roles": self.roles,
+                "system_scope": self.system_scope,
                 "is_public_api": self.is_public_api}
 
     def to_dict(self) -> dict:

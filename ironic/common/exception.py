@@ -282,8 +282,10 @@ class NodeInWrongPowerState(Conflict):
                 "is in power state %(pstate)s.")
 
 
-class NodeProtected(Conflict):
-    _msg_fmt = "Node %(node)s is protected and cannot be undeployed, rebuilt or deleted"
+class NodeProtected(NotAuthorized):
+    # Forbidden, not a conflict: the node is fine, the operator said no.
+    _msg_fmt = ("Node %(node)s is protected and cannot be undeployed, "
+                "rebuilt or deleted")
 
 
 class VifAlreadyAttached(Conflict):
@@ -311,8 +313,30 @@ class NoFreeConductorWorker(TemporaryFailure):
     _msg_fmt = "Requested action cannot be performed due to lack of free conductor workers."
 
 
+class ConcurrentActionLimit(TemporaryFailure):
+    # The limit itself is not told: it would help whoever floods it.
+    _msg_fmt = ("Unable to process request at this time. The concurrent "
+                "action limit for %(task_type)s has been reached. Please "
+                "contact your administrator and try again later.")
+
+
 class NoValidHost(TemporaryFailure):
     _msg_fmt = "No conductor is available to handle %(reason)s."
+
+
+class ConductorUnreachable(NoValidHost):
+    """A conductor did not answer a call, nor the liveness check after it:
+    taken for dead until its next heartbeat."""
+
+    _msg_fmt = ("Conductor %(host)s did not answer within %(seconds)s "
+                "seconds and is taken for dead; retry the request.")
+
+
+class DependencyUnavailable(TemporaryFailure):
+    """The database or the message bus does not answer (an outage)."""
+
+    _msg_fmt = ("The %(dependency)s is unavailable at the moment; retry "
+                "the request later.")
 
 
 class HardwareInspectionFailure(IronicException):

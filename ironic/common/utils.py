@@ -44,11 +44,14 @@ def normalize_mac(value: str) -> str:
 def ramdisk_api_url() -> str:
     """The Bare Metal API as a ramdisk booted on a node reaches it.
 
-    ``[api]public_endpoint`` when set; otherwise the address the API
-    listens on, with ``[DEFAULT]my_ip`` standing in for a wildcard
-    address, which a node cannot call.
+    ``[service_catalog]endpoint_override`` when set, else
+    ``[api]public_endpoint``; otherwise the address the API listens on,
+    with ``[DEFAULT]my_ip`` standing in for a wildcard address, which a
+    node cannot call.
     """
     from ironic.conf import CONF
+    if CONF.service_catalog.endpoint_override:
+        return CONF.service_catalog.endpoint_override.rstrip("/")
     if CONF.api.public_endpoint:
         return CONF.api.public_endpoint.rstrip("/")
     host = CONF.api.host_ip

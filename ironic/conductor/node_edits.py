@@ -29,12 +29,16 @@ def check_update(node: Any, changes: dict[str, Any]) -> None:
                                        instance=node.instance_uuid)
     if changes.get("protected") and node.provision_state not in (
             states.ACTIVE, states.RESCUE):
-        raise exception.InvalidStateRequested(
-            action="protect", node=node.uuid, state=node.provision_state)
+        raise exception.InvalidState(
+            f"Node {node.uuid} can only be made protected in provision "
+            f"states '{states.ACTIVE}' or '{states.RESCUE}', the current "
+            f"state is '{node.provision_state}'")
     if changes.get("retired") and \
             node.provision_state == states.AVAILABLE:
-        raise exception.InvalidStateRequested(
-            action="retire", node=node.uuid, state=node.provision_state)
+        raise exception.InvalidState(
+            f"Node {node.uuid} can not have 'retired' set in provision "
+            f"state '{states.AVAILABLE}', the current state is "
+            f"'{node.provision_state}'")
 
 
 def _instance_and_allocation(node: Any, changes: dict[str, Any]) -> None:
@@ -62,11 +66,13 @@ def _clear_reasons(node: Any, changes: dict[str, Any]) -> None:
 
 
 def _sync_instance_name(node: Any, changes: dict[str, Any]) -> None:
-    """instance_name follows instance_info.display_name unless set."""
-    if "instance_name" in changes or "instance_info" not in changes:
+    """An empty instance_name takes instance_info's display_name; one that
+    is set (by a client or an earlier display_name) is kept."""
+    if "instance_name" in changes or "instance_info" not in changes or \
+            node.instance_name:
         return
     display = (node.instance_info or {}).get("display_name")
-    if display != node.instance_name:
+    if display:
         node.instance_name = display
 
 

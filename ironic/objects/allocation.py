@@ -35,6 +35,8 @@ class Allocation(IronicObject):
     _db_create = "create_allocation"
     _db_update = "update_allocation"
     _db_destroy = "destroy_allocation"
+    _table = "Allocation"
+    _db_list = "get_allocation_list"
 
     @classmethod
     def get(cls, ident: str | int) -> Allocation:

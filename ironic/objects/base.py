@@ -12,9 +12,10 @@ import copy
 import dataclasses
 import functools
 import operator
-from typing import Any, Callable, ClassVar
+from typing import Any, Callable, ClassVar, Iterable
 
 from ironic.db import api as db_api
+from ironic.db.sqlalchemy import tables
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,6 +36,10 @@ class IronicObject:
 
     fields: ClassVar[dict[str, Field]] = {}
     _db_create: ClassVar[str]
+    #: The model class in ironic.db.sqlalchemy.models and the db API's
+    #: list function, for the generic collection reads below.
+    _table: ClassVar[str]
+    _db_list: ClassVar[str]
     _db_update: ClassVar[str]
     _db_destroy: ClassVar[str]
 
@@ -129,6 +134,31 @@ class IronicObject:
 
     def destroy(self) -> None:
         getattr(db_api.get_instance(), self._db_destroy)(self.id)
+
+    @classmethod
+    def table_columns(cls) -> tuple[str, ...]:
+        """The columns of the object's table, in table order."""
+        return tables.columns(cls._table)
+
+    @classmethod
+    def json_columns(cls) -> frozenset[str]:
+        """The columns holding JSON documents (they have no order)."""
+        return tables.json_columns(cls._table)
+
+    @classmethod
+    def list_rows(cls, criteria: Iterable[tuple[str, Any]] = (),
+                  **page: Any) -> list:
+        """A page of rows meeting every ``(name, value)`` criterion (see
+        ``ironic.db.sqlalchemy.tables``); ``page``: columns, limit, marker, sort_key, sort_dir,
+        marker_not_found, as the db API's list functions take them."""
+        return getattr(db_api.get_instance(), cls._db_list)(
+            tables.conditions(cls._table, criteria), **page)
+
+
+def uuids_for_ids(kind: str, ids: Iterable[int | None]) -> dict[int, str]:
+    """{database id: UUID} of the ``kind`` rows ("node", "chassis",
+    "portgroup", "allocation") with these ids (None ignored)."""
+    return db_api.get_instance().uuids_for_ids(kind, ids)
 
 
 @functools.lru_cache(maxsize=64)

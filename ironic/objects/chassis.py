@@ -19,6 +19,13 @@ class Chassis(IronicObject):
     _db_create = "create_chassis"
     _db_update = "update_chassis"
     _db_destroy = "destroy_chassis"
+    _table = "Chassis"
+    _db_list = "get_chassis_list"
+
+    @classmethod
+    def get_by_uuid(cls, uuid: str) -> Chassis:
+        """The chassis with exactly this UUID; ChassisNotFound if none."""
+        return cls.from_db(db_api.get_instance().get_chassis_by_uuid(uuid))
 
     @classmethod
     def get(cls, ident: str | int) -> Chassis:

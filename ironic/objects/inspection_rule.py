@@ -33,6 +33,8 @@ class InspectionRule(IronicObject):
     _db_create = "create_inspection_rule"
     _db_update = "update_inspection_rule"
     _db_destroy = "destroy_inspection_rule"
+    _table = "InspectionRule"
+    _db_list = "get_inspection_rule_list"
 
     @classmethod
     def get(cls, ident: str | int) -> InspectionRule:

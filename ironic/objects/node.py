@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
-from ironic.common import exception, utils
+from ironic.common import exception, scrub, utils
 from ironic.db import api as db_api
 from ironic.db.sqlalchemy.models import INTERFACE_COLUMNS
 from ironic.objects.base import Field, IronicObject
@@ -79,6 +79,11 @@ class Node(IronicObject):
         "parent_node": Field(83, doc="UUID of the parent node."),
         "disable_power_off": Field(95, default=False,
                                    doc="Never power the node off."),
+        # Not in Ironic 39's API (it keeps the flag in the plugin data);
+        # the inspection merge spec puts it beside continue_inspection.
+        "auto_discovered": Field(84, default=False,
+                                 doc="Whether auto-discovery enrolled it "
+                                     "(read-only)."),
         "health": Field(109, doc="Health the BMC reports (OK, Warning, "
                                  "Critical)."),
         "created_at": Field(1, doc="Creation time."),
@@ -89,9 +94,18 @@ class Node(IronicObject):
                                doc=f"{name.replace('_', ' ')} of the node.")
                    for name in INTERFACE_COLUMNS})
 
+    def save(self) -> None:
+        # last_error is read through the API: whatever exception text was
+        # put there, no token or password in it.
+        if "last_error" in self._changed and self.last_error:
+            self.last_error = scrub.text(self.last_error)
+        super().save()
+
     _db_create = "create_node"
     _db_update = "update_node"
     _db_destroy = "destroy_node"
+    _table = "Node"
+    _db_list = "get_node_list"
 
     @classmethod
     def _computed_fields(cls) -> frozenset[str]:
@@ -107,6 +121,13 @@ class Node(IronicObject):
         node = cls.from_db(row)
         object.__setattr__(node, "traits", None)
         return node
+
+    @classmethod
+    def get_by_port_addresses(cls, addresses: list[str]) -> Node:
+        """The one node owning ports with any of ``addresses`` (the
+        ramdisk's lookup); NodeNotFound when none does or several do."""
+        return cls.from_db(
+            db_api.get_instance().get_node_by_port_addresses(addresses))
 
     @classmethod
     def snapshot(cls, ident: str | int) -> NodeSnapshot:
@@ -125,6 +146,44 @@ class Node(IronicObject):
         traits = db_api.get_instance().get_node_traits(self.id)
         object.__setattr__(self, "traits", traits)
         return traits
+
+    # Traits are written at once, not through save(): the API edits them
+    # one request at a time, apart from the node's other fields.
+    def set_traits(self, traits: list[str]) -> None:
+        db_api.get_instance().set_node_traits(self.id, traits)
+
+    def add_trait(self, trait: str) -> None:
+        db_api.get_instance().add_node_trait(self.id, trait)
+
+    def remove_trait(self, trait: str) -> None:
+        """NodeTraitNotFound when the node does not have ``trait``."""
+        db_api.get_instance().delete_node_trait(self.id, trait)
+
+    def child_uuids(self) -> list[str]:
+        """UUIDs of the nodes whose parent_node is this node."""
+        return db_api.get_instance().get_child_node_uuids(self.uuid)
+
+
+def list_rows(criteria: Iterable[tuple[str, Any]], *, columns: list[str],
+              limit: int | None = None, marker: str | None = None,
+              sort_key: str = "id", sort_dir: str = "asc"
+              ) -> list[dict[str, Any]]:
+    """A page of the nodes meeting every ``(name, value)`` criterion (see
+    ``ironic.db.sqlalchemy.node_criteria``), as mappings of ``columns``:
+    the list views render these rows without building objects."""
+    return db_api.get_instance().get_nodes_matching(
+        criteria, columns=columns, limit=limit, marker=marker,
+        sort_key=sort_key, sort_dir=sort_dir)
+
+
+def uuids_for(idents: list[str]) -> dict[str, str]:
+    """{given UUID or name: node UUID} for the nodes that exist."""
+    return db_api.get_instance().node_uuids_for(idents)
+
+
+def traits_for(node_ids: list[int]) -> dict[int, list[str]]:
+    """{node id: its traits} for the nodes of a list page."""
+    return db_api.get_instance().get_traits_for_nodes(node_ids)
 
 
 def _column_of(ident: str | int) -> str:

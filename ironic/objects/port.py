@@ -37,6 +37,26 @@ class Port(IronicObject):
     _db_create = "create_port"
     _db_update = "update_port"
     _db_destroy = "destroy_port"
+    _table = "Port"
+    _db_list = "get_port_list"
+
+    @staticmethod
+    def boot_filter_rows(inspection_states) -> list[tuple]:
+        """``(address, provision_state, inspect_interface)`` of every port
+        (and of port-less nodes in ``inspection_states``), for the PXE
+        filter; one query."""
+        return db_api.get_instance().get_boot_filter_rows(inspection_states)
+
+    @classmethod
+    def list_for_node(cls, node_id: int) -> list[Port]:
+        """Every port of the node (by database id)."""
+        return [cls.from_db(row) for row in
+                db_api.get_instance().get_ports_of_node(node_id)]
+
+    @classmethod
+    def get_by_address(cls, address: str) -> Port:
+        """The port with MAC ``address``; PortNotFound when none has it."""
+        return cls.from_db(db_api.get_instance().get_port_by_address(address))
 
     @classmethod
     def get(cls, ident: str | int) -> Port:

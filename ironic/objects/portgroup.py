@@ -35,6 +35,14 @@ class Portgroup(IronicObject):
     _db_create = "create_portgroup"
     _db_update = "update_portgroup"
     _db_destroy = "destroy_portgroup"
+    _table = "Portgroup"
+    _db_list = "get_portgroup_list"
+
+    @classmethod
+    def list_for_node(cls, node_id: int) -> list[Portgroup]:
+        """Every port group of the node (by database id)."""
+        return [cls.from_db(row) for row in
+                db_api.get_instance().get_portgroups_of_node(node_id)]
 
     @classmethod
     def get(cls, ident: str | int) -> Portgroup:

@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from oslo_db import exception as db_exc
 
 from ironic.common import exception
-from ironic.db.sqlalchemy import engine, models, prepared
+from ironic.db.sqlalchemy import engine, models, node_criteria, prepared
 from ironic.db.sqlalchemy.allocations import AllocationQueries
 from ironic.db.sqlalchemy.conductors import ConductorQueries
 from ironic.db.sqlalchemy.hardware import HardwareQueries
@@ -112,6 +112,22 @@ def _node_with_traits_query(column: str) -> prepared.PreparedSelect:
         .select_from(node.outerjoin(trait, trait.c.node_id == node.c.id))
         .where(node.c[column] == sa.bindparam("value"))
         .order_by(trait.c.trait))
+
+
+# Agents send a handful of MACs; lookups with more take the general path.
+_PREPARED_ADDRESSES = 16
+
+
+@functools.cache
+def _node_by_addresses_query(count: int) -> prepared.PreparedSelect:
+    # One statement for the ramdisk's lookup, repeated by every agent at
+    # every boot. No LIMIT: addresses are unique, so at most ``count``
+    # nodes match (more than one means the MACs are ambiguous).
+    node, port = models.Node.__table__, models.Port.__table__
+    owners = sa.select(port.c.node_id).where(port.c.address.in_(
+        [sa.bindparam(f"a{i}") for i in range(count)]))
+    return prepared.PreparedSelect(
+        sa.select(node).where(node.c.id.in_(owners)))
 
 
 def _row_to_dict(row) -> dict:
@@ -290,6 +306,28 @@ class Connection(ConductorQueries, HardwareQueries, NodeResourceQueries,
             raise self._translate_integrity(e, "node", values) from e
         return node
 
+    def create_node_with_port(self, values: dict, port_values: dict):
+        """A node and one port of it in one transaction: of two creations
+        naming the same MAC address only one commits (MACAlreadyExists
+        for the other)."""
+        values = dict(values, uuid=values.get("uuid") or _new_uuid())
+        port_values = dict(port_values,
+                           uuid=port_values.get("uuid") or _new_uuid())
+        node = models.Node(**values)
+        try:
+            with _writer() as session:
+                session.add(node)
+                session.flush()
+                session.add(models.Port(node_id=node.id, **port_values))
+                session.flush()
+                session.expunge(node)
+        except db_exc.DBDuplicateEntry as e:
+            if "address" in set(e.columns or ()):
+                raise self._translate_integrity(e, "port",
+                                                port_values) from e
+            raise self._translate_integrity(e, "node", values) from e
+        return node
+
     def get_node_with_traits(self, column: str, value) -> tuple:
         """The node whose ``column`` equals ``value`` and its traits.
 
@@ -347,16 +385,42 @@ class Connection(ConductorQueries, HardwareQueries, NodeResourceQueries,
     def get_node_by_port_addresses(self, addresses: Sequence[str]):
         """The one node owning ports with any of ``addresses`` (the ramdisk
         lookup); NodeNotFound when none does or when several do."""
-        with _reader() as session:
-            ids = session.scalars(
-                sa.select(models.Port.node_id).where(
-                    models.Port.address.in_(list(addresses))).distinct()
-                .limit(2)).all()
-        if len(ids) != 1:
-            what = "Multiple nodes" if ids else "No node"
+        addresses = list(addresses)
+        if 0 < len(addresses) <= _PREPARED_ADDRESSES:
+            rows = _node_by_addresses_query(len(addresses)).all(
+                **{f"a{i}": a for i, a in enumerate(addresses)})
+        else:
+            with _reader() as session:
+                ids = session.scalars(
+                    sa.select(models.Port.node_id).where(
+                        models.Port.address.in_(addresses)).distinct()
+                    .limit(2)).all()
+            rows = [self.get_node_by_id(i) for i in ids]
+        if len(rows) != 1:
+            what = "Multiple nodes" if rows else "No node"
             raise exception.NodeNotFound(
                 f"{what} with MAC addresses {', '.join(addresses)} found.")
-        return self.get_node_by_id(ids[0])
+        return rows[0]
+
+    def get_nodes_matching(self, criteria: node_criteria.Criteria,
+                           **kwargs) -> list:
+        """``get_node_list`` for the nodes meeting every one of
+        ``criteria`` (see ``node_criteria``)."""
+        return self.get_node_list(
+            filters=node_criteria.conditions(criteria), **kwargs)
+
+    def get_child_node_uuids(self, parent_uuid: str) -> list[str]:
+        """UUIDs of the nodes whose ``parent_node`` is ``parent_uuid``."""
+        rows = self.get_node_list(
+            filters=[models.Node.parent_node == parent_uuid],
+            columns=["id", "uuid"])
+        return [r["uuid"] for r in rows]
+
+    def count_nodes_in_provision_state(self, states: Iterable[str]) -> int:
+        N = models.Node
+        with self._reader() as session:
+            return session.scalar(sa.select(sa.func.count()).select_from(
+                N).where(N.provision_state.in_(list(states))))
 
     def get_node_list(self, filters: Iterable = (), **kwargs) -> list:
         kwargs.setdefault("marker_not_found",
@@ -466,6 +530,9 @@ class Connection(ConductorQueries, HardwareQueries, NodeResourceQueries,
     def get_port_list(self, filters: Iterable = (), **kwargs) -> list:
         return self._list(models.Port, filters=filters, **kwargs)
 
+    def get_ports_of_node(self, node_id: int) -> list:
+        return self.get_port_list(filters=[models.Port.node_id == node_id])
+
     def update_port(self, port_id: int, values: dict):
         return self._update(models.Port, "port", port_id, values,
                             exception.PortNotFound(port=port_id))
@@ -502,6 +569,10 @@ class Connection(ConductorQueries, HardwareQueries, NodeResourceQueries,
 
     def get_portgroup_list(self, filters: Iterable = (), **kwargs) -> list:
         return self._list(models.Portgroup, filters=filters, **kwargs)
+
+    def get_portgroups_of_node(self, node_id: int) -> list:
+        return self.get_portgroup_list(
+            filters=[models.Portgroup.node_id == node_id])
 
     def update_portgroup(self, pg_id: int, values: dict):
         return self._update(models.Portgroup, "portgroup", pg_id, values,

@@ -267,7 +267,14 @@ def ensure_configured() -> None:
         # thread_checkin makes every connection check-in time.sleep(0) for
         # eventlet's sake; we run no eventlet, and on a busy host that
         # yield alone cost milliseconds per request.
-        _facade.configure(sqlite_fk=True, thread_checkin=False)
+        #
+        # max_retries=0: oslo.db would otherwise retry the first connection
+        # here, [database]max_retries times in an uninterruptible sleep.
+        # The API answers 503 while the database is away instead, and a
+        # conductor waits for it with those same retries, interruptibly
+        # (ironic.conductor.dependencies).
+        _facade.configure(sqlite_fk=True, thread_checkin=False,
+                          max_retries=0)
         engine = _facade.writer.get_engine()
         _is_sqlite = engine.dialect.name == "sqlite"
         if _is_sqlite:

@@ -19,6 +19,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from ironic.conf.default import INTERFACE_TYPES
 from ironic.db.sqlalchemy.types import (
     JSONDict,
     JSONList,
@@ -26,13 +27,8 @@ from ironic.db.sqlalchemy.types import (
     LongJSONList,
 )
 
-INTERFACE_COLUMNS = (
-    "bios_interface", "boot_interface", "console_interface",
-    "deploy_interface", "firmware_interface", "inspect_interface",
-    "management_interface", "network_interface", "power_interface",
-    "raid_interface", "rescue_interface", "storage_interface",
-    "vendor_interface",
-)
+# The node columns naming each interface, from the one list of types.
+INTERFACE_COLUMNS = tuple(f"{kind}_interface" for kind in INTERFACE_TYPES)
 
 
 def _utcnow() -> datetime.datetime:
@@ -171,6 +167,8 @@ class Node(Base):
     parent_node: Mapped[str | None] = mapped_column(String(36))
     health: Mapped[str | None] = mapped_column(String(255))
     disable_power_off: Mapped[bool] = mapped_column(
+        Boolean, default=False, server_default="0", nullable=False)
+    auto_discovered: Mapped[bool] = mapped_column(
         Boolean, default=False, server_default="0", nullable=False)
 
     bios_interface: Mapped[str | None] = mapped_column(String(255))

@@ -7,6 +7,7 @@ transaction contexts come from it.
 
 from __future__ import annotations
 
+import datetime
 import uuid as uuidlib
 from typing import Any, Iterable
 
@@ -205,6 +206,61 @@ class NodeResourceQueries:
             session.expunge(obj)
             return obj
 
+    @engine.retry_on_deadlock
+    def prune_node_history(self, max_entries: int, min_days: int,
+                           batch: int) -> int:
+        """Delete the oldest events of nodes with more than
+        ``max_entries``, sparing events younger than ``min_days``; whole
+        nodes at a time until about ``batch`` events went. Returns how
+        many were deleted."""
+        H = models.NodeHistory
+        kept_after = None
+        if min_days:
+            kept_after = (datetime.datetime.now(datetime.timezone.utc)
+                          .replace(tzinfo=None)
+                          - datetime.timedelta(days=min_days))
+        deleted = 0
+        with self._writer() as session:
+            crowded = session.execute(
+                sa.select(H.node_id, sa.func.count()).group_by(H.node_id)
+                .having(sa.func.count() > max_entries)).all()
+            for node_id, _count in crowded:
+                if deleted >= batch:
+                    break
+                # The ids past the newest max_entries (ids grow with time).
+                old = session.execute(sa.select(H.id, H.created_at).where(
+                    H.node_id == node_id).order_by(H.id.desc()).offset(
+                    max_entries)).all()
+                ids = [r.id for r in old if kept_after is None
+                       or (r.created_at and r.created_at < kept_after)]
+                if ids:
+                    session.execute(sa.delete(H).where(H.id.in_(ids))
+                                    .execution_options(
+                                        synchronize_session=False))
+                    deleted += len(ids)
+        return deleted
+
+    @engine.retry_on_deadlock
+    def prune_node_inventory(self) -> int:
+        """Delete inspection data no node owns any more, and every
+        inventory of a node but its newest (an inspection replaces the
+        previous one; two that raced leave both). Returns how many rows
+        went."""
+        I, N = models.NodeInventory, models.Node  # noqa: E741
+        with self._writer() as session:
+            orphans = session.execute(sa.delete(I).where(
+                I.node_id.not_in(sa.select(N.id))).execution_options(
+                synchronize_session=False)).rowcount
+            newest = sa.select(sa.func.max(I.id)).group_by(
+                I.node_id).scalar_subquery()
+            ids = list(session.scalars(sa.select(I.id).where(
+                I.id.not_in(newest))))
+            if ids:
+                session.execute(sa.delete(I).where(I.id.in_(ids))
+                                .execution_options(
+                                    synchronize_session=False))
+            return orphans + len(ids)
+
     # shards --------------------------------------------------------------
 
     def get_shard_counts(self) -> list[tuple[str | None, int]]:
@@ -215,6 +271,16 @@ class NodeResourceQueries:
             return [tuple(r) for r in session.execute(
                 sa.select(N.shard, count).group_by(N.shard)
                 .order_by(count.desc(), N.shard))]
+
+    def get_node_state_counts(self) -> list[tuple[str | None, str | None,
+                                                  bool, int]]:
+        """(provision state, power state, maintenance, node count) for
+        every combination present, in one GROUP BY (the metrics)."""
+        N = models.Node
+        keys = (N.provision_state, N.power_state, N.maintenance)
+        with self._reader() as session:
+            return [tuple(r) for r in session.execute(
+                sa.select(*keys, sa.func.count(N.id)).group_by(*keys))]
 
     # deploy templates ----------------------------------------------------
 
@@ -361,3 +427,22 @@ class NodeResourceQueries:
         with self._writer() as session:
             session.execute(sa.delete(T).where(T.runbook_id == runbook_id,
                                                T.trait == trait))
+
+    # ------------------------------------------------------------------
+    # the PXE filter
+
+    def get_boot_filter_rows(self, inspection_states: Iterable[str]
+                             ) -> list[tuple[str | None, str | None,
+                                             str | None]]:
+        """``(port address, provision_state, inspect_interface)`` of every
+        port, plus ``(None, state, interface)`` for nodes in
+        ``inspection_states`` without ports: what ``ironic-pxe-filter``
+        decides on, in one query."""
+        N, P = models.Node, models.Port
+        states = list(inspection_states)
+        stmt = (sa.select(P.address, N.provision_state, N.inspect_interface)
+                .select_from(N).outerjoin(P, P.node_id == N.id)
+                .where(sa.or_(P.address.is_not(None),
+                              N.provision_state.in_(states))))
+        with self._reader() as session:
+            return [tuple(row) for row in session.execute(stmt)]

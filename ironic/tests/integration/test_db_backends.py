@@ -319,3 +319,45 @@ def test_prepared_node_reads_match_sqlalchemy(db):
     assert (row.uuid, traits) == (node.uuid, ["CUSTOM_A", "CUSTOM_B"])
     assert db.get_node_by_id(node.id).driver_info == {"a": [1, None],
                                                       "ü": "✓"}
+
+
+def test_power_sync_batch_writes_only_idle_nodes(db):
+    # The power sync's failure records and recoveries: one transaction,
+    # no lock taken, nodes locked or in the wrong maintenance left alone.
+    free, locked, kept, down = (
+        db.create_node({"driver": "f", "maintenance": m, "fault": f})
+        for m, f in ((False, None), (False, None), (True, None),
+                     (True, "power failure")))
+    db.reserve_node("someone", locked.id)
+    history = {n.id: {"event": "x", "event_type": "maintenance"}
+               for n in (free, locked, kept, down)}
+    written = db.write_idle_nodes(
+        [(n.id, {"last_error": "boom"}) for n in (free, locked, kept, down)],
+        history)
+    assert written == [free.id]
+    assert db.get_node_by_id(free.id).last_error == "boom"
+    assert db.get_node_by_id(locked.id).last_error is None
+    assert len(db.get_node_history_list(free.id)) == 1
+    assert db.get_node_history_list(kept.id) == []
+    back = db.write_idle_nodes(
+        [(n.id, {"maintenance": False, "fault": None})
+         for n in (kept, down)], in_maintenance_for="power failure")
+    assert back == [down.id]
+    assert not db.get_node_by_id(down.id).maintenance
+    assert db.get_node_by_id(kept.id).maintenance
+
+
+def test_lookup_by_port_addresses(db):
+    one = db.create_node({"driver": "f"})
+    two = db.create_node({"driver": "f"})
+    db.create_port({"address": "52:54:00:00:00:01", "node_id": one.id})
+    db.create_port({"address": "52:54:00:00:00:02", "node_id": one.id})
+    db.create_port({"address": "52:54:00:00:00:03", "node_id": two.id})
+    found = db.get_node_by_port_addresses(["52:54:00:00:00:01",
+                                           "52:54:00:00:00:02"])
+    assert found.uuid == one.uuid
+    with pytest.raises(exception.NodeNotFound, match="Multiple"):
+        db.get_node_by_port_addresses(["52:54:00:00:00:01",
+                                       "52:54:00:00:00:03"])
+    with pytest.raises(exception.NodeNotFound, match="No node"):
+        db.get_node_by_port_addresses(["52:54:00:00:00:09"])

@@ -4,6 +4,7 @@ the conductor owning a node, results and errors come back intact."""
 from __future__ import annotations
 
 import logging
+import time
 import uuid
 
 import pytest
@@ -66,6 +67,17 @@ def test_call_round_trip_and_remote_errors(oslo_conductor, caplog):
 AGENT_URL = "https://192.0.2.20:9999"
 
 
+def _after_heartbeat(uuid_: str, timeout: float = 30) -> Node:
+    """The node once the heartbeat's worker released its lock."""
+    deadline = time.monotonic() + timeout
+    while True:
+        node = Node.get(uuid_)
+        if node.reservation is None:
+            return node
+        assert time.monotonic() < deadline, "the heartbeat never finished"
+        time.sleep(0.05)
+
+
 def test_token_and_heartbeat_over_rabbitmq(oslo_conductor):
     node = builders.make_node(provision_state=states.CLEANWAIT,
                               properties={"cpus": 4})
@@ -77,7 +89,9 @@ def test_token_and_heartbeat_over_rabbitmq(oslo_conductor):
 
     api.heartbeat(None, node, AGENT_URL, agent_version="13.0.0",
                   agent_token=token, agent_status="start")
-    info = Node.get(node.uuid).driver_internal_info
+    # Accepted once the token is checked; a conductor worker records the
+    # rest and then releases the node's lock.
+    info = _after_heartbeat(node.uuid).driver_internal_info
     assert info["agent_url"] == AGENT_URL
     assert info["agent_version"] == "13.0.0"
 

@@ -25,10 +25,11 @@ from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import exception, policy, utils
 from ironic.conductor import rpcapi
-from ironic.db import api as db_api
-from ironic.db.sqlalchemy import models
 from ironic.objects import allocation as alloc_obj
+from ironic.objects import node as node_obj
 from ironic.objects.allocation import Allocation
+from ironic.objects.base import uuids_for_ids
+from ironic.objects.node import Node
 
 MIN_VERSION = 52
 UPDATE_VERSION = 57
@@ -84,8 +85,7 @@ def views(rows: list, fields: list[str]) -> list[dict]:
     """API documents of allocation rows (or objects)."""
     node_uuids: dict[int, str] = {}
     if "node_uuid" in fields:
-        node_uuids = db_api.get_instance().uuids_for_ids(
-            "node", (r.node_id for r in rows))
+        node_uuids = uuids_for_ids("node", (r.node_id for r in rows))
     out = []
     for row in rows:
         doc: dict[str, Any] = {}
@@ -157,7 +157,7 @@ def _candidate_uuids(idents: list[str]) -> list[str]:
     one does not exist)."""
     normalized = [utils.normalize_uuid(i) if utils.is_uuid_like(i) else i
                   for i in idents]
-    found = db_api.get_instance().node_uuids_for(normalized)
+    found = node_obj.uuids_for(normalized)
     missing = [i for i in normalized if i not in found]
     if missing:
         raise exception.InvalidParameterValue(
@@ -231,7 +231,7 @@ def _target_host(values: dict, node: dict | None) -> str:
         return api.host_for(node)
     for uuid in values.get("candidate_nodes") or ():
         try:
-            return api.host_for(db_api.get_instance().get_node_by_uuid(uuid))
+            return api.host_for(Node.get(uuid))
         except exception.NoValidHost:
             continue
     return api.any_host()
@@ -245,33 +245,32 @@ def _from_reply(doc: dict) -> Any:
 # listing
 
 
-def _list_filters(params: dict, ver: int) -> list:
-    A = models.Allocation
-    conds = []
+def _list_filters(params: dict, ver: int) -> list[tuple[str, Any]]:
+    conds: list[tuple[str, Any]] = []
     if params.get("node") is not None:
         try:
             node = node_api.get_node(params["node"])
         except exception.NodeNotFound as e:
             raise exception.InvalidParameterValue(err=str(e)) from e
-        conds.append(A.node_id == node.id)
+        conds.append(("node_id", node.id))
     if params.get("resource_class") is not None:
-        conds.append(A.resource_class == params["resource_class"])
+        conds.append(("resource_class", params["resource_class"]))
     if params.get("state") is not None:
         if params["state"] not in alloc_obj.STATES:
             raise exception.InvalidParameterValue(
                 err=f"Invalid state {params['state']!r}: expected one of "
                     f"{', '.join(alloc_obj.STATES)}.")
-        conds.append(A.state == params["state"])
+        conds.append(("state", params["state"]))
     if params.get("owner") is not None:
         if ver < OWNER_VERSION:
             raise exception.NotAcceptable(
                 f"The 'owner' filter needs API version 1.{OWNER_VERSION} "
                 f"or newer.")
-        conds.append(A.owner == params["owner"])
+        conds.append(("owner", params["owner"]))
     project = _project_scope()
     if project is not None and not policy.allowed(
             "baremetal:allocation:list_all", method.context()):
-        conds.append(A.owner == project)
+        conds.append(("owner", project))
     return conds
 
 
@@ -292,7 +291,7 @@ def list_allocations(params: dict, ver: int) -> dict:
     fields = api_utils.parse_fields(params.get("fields"), _visible(ver))
     fields = fields or _visible(ver)
     limit = api_utils.parse_limit(params.get("limit"))
-    rows = db_api.get_instance().get_allocation_list(
+    rows = Allocation.list_rows(
         _list_filters(params, ver), limit=limit,
         marker=api_utils.check_marker(params.get("marker")),
         sort_key=_sort_key(params.get("sort_key"), ver),
@@ -315,22 +314,24 @@ def destroy(alloc: Allocation) -> None:
     the allocation."""
     api = rpcapi.get_api()
     if alloc.node_id is not None:
-        host = api.host_for(db_api.get_instance().get_node_by_id(
-            alloc.node_id))
+        host = api.host_for(Node.get(alloc.node_id))
     else:
         host = api.any_host()
     api.destroy_allocation(method.context(), alloc.uuid, host)
 
 
+_TOO_OLD = "The API version does not allow allocations"
+
+
 class AllocationsController(api_utils.ItemLookup, rest.RestController):
     @expose()
-    @api_method(min_version=MIN_VERSION)
+    @api_method(min_version=MIN_VERSION, too_old_message=_TOO_OLD)
     def get_all(self, **params):
         _authorize("list", _project_scope())
         return list_allocations(params, method.version())
 
     @expose()
-    @api_method(min_version=MIN_VERSION)
+    @api_method(min_version=MIN_VERSION, too_old_message=_TOO_OLD)
     def get_one(self, ident, **params):
         alloc = get_allocation(ident)
         _check_owner_visible(alloc)
@@ -338,7 +339,8 @@ class AllocationsController(api_utils.ItemLookup, rest.RestController):
         return _show(alloc, params, method.version())
 
     @expose()
-    @api_method(min_version=MIN_VERSION, status=201)
+    @api_method(min_version=MIN_VERSION, status=201, too_old=405,
+                too_old_message=_TOO_OLD)
     def post(self):
         ver = method.version()
         values = validate_create(method.json_body(), ver)
@@ -353,11 +355,11 @@ class AllocationsController(api_utils.ItemLookup, rest.RestController):
         return views([_from_reply(saved)], _visible(ver))[0]
 
     @expose()
-    @api_method(min_version=MIN_VERSION)
+    @api_method(min_version=UPDATE_VERSION, too_old=405,
+                too_old_message="The API version does not allow updating "
+                                "allocations")
     def patch(self, ident):
         ver = method.version()
-        if ver < UPDATE_VERSION:
-            raise method.MethodNotAllowed()
         patch = method.json_body(list)
         alloc = get_allocation(ident)
         _check_owner_visible(alloc)
@@ -373,12 +375,14 @@ class AllocationsController(api_utils.ItemLookup, rest.RestController):
         changes = {k: v for k, v in changes.items()
                    if getattr(alloc, k) != v}
         if changes:
-            row = db_api.get_instance().update_allocation(alloc.id, changes)
-            alloc = Allocation.from_db(row)
+            for name, value in changes.items():
+                setattr(alloc, name, value)
+            alloc.save()
         return views([alloc], _visible(ver))[0]
 
     @expose()
-    @api_method(min_version=MIN_VERSION, status=204)
+    @api_method(min_version=MIN_VERSION, status=204, too_old=405,
+                too_old_message=_TOO_OLD)
     def delete(self, ident):
         alloc = get_allocation(ident)
         _check_owner_visible(alloc)
@@ -392,8 +396,13 @@ class NodeAllocationController(rest.RestController):
     def __init__(self, node_ident: str):
         self.node_ident = node_ident
 
-    def _allocation(self) -> Allocation:
-        node = node_api.get_node(self.node_ident)
+    def _allocation(self, missing_node: type = exception.NodeNotFound
+                    ) -> Allocation:
+        try:
+            node = node_api.get_node(self.node_ident)
+        except exception.NodeNotFound as e:
+            # The reference reads the node of a GET as an argument.
+            raise missing_node(str(e)) from e
         if not node.allocation_id:
             raise exception.AllocationNotFound(
                 allocation=f"of node {node.uuid}")
@@ -404,7 +413,7 @@ class NodeAllocationController(rest.RestController):
     @expose()
     @api_method(min_version=MIN_VERSION)
     def get_all(self, **params):
-        alloc = self._allocation()
+        alloc = self._allocation(exception.InvalidParameterValue)
         _authorize("get", alloc.owner)
         return _show(alloc, params, method.version())
 

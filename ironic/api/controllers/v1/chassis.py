@@ -8,18 +8,15 @@ import pecan
 from pecan import rest
 
 from ironic.api import method
-from ironic.api.controllers.v1 import node as node_api
-from ironic.api.controllers.v1 import resource
+from ironic.api.controllers.v1 import node_list, resource
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import exception, policy, utils
-from ironic.db import api as db_api
-from ironic.db.sqlalchemy import models
 from ironic.objects.chassis import Chassis
 
 SPEC = resource.Spec(
     singular="chassis", collection="chassis", obj_cls=Chassis,
-    model=models.Chassis, api_fields={"links": 1, "nodes": 1},
+    api_fields={"links": 1, "nodes": 1},
     default_fields=("uuid", "description"))
 
 _PATCHABLE = {"description", "extra"}
@@ -86,9 +83,9 @@ class ChassisNodesController(rest.RestController):
         chassis = get_chassis(self.chassis_ident)
         url = f"chassis/{chassis.uuid}/nodes" + ("/detail" if detail
                                                   else "")
-        return node_api.list_nodes(
+        return node_list.list_nodes(
             params, detail=detail, resource_url=url,
-            extra_filters=[models.Node.chassis_id == chassis.id])
+            extra_criteria=[("chassis_id", chassis.id)])
 
     @expose()
     @api_method()
@@ -126,7 +123,7 @@ class ChassisController(rest.RestController):
         ver = method.version()
         args = resource.list_args(SPEC, params, detail=detail, ver=ver,
                                   filters=())
-        rows = db_api.get_instance().get_chassis_list(
+        rows = Chassis.list_rows(
             columns=SPEC.columns_for(args.fields), limit=args.limit,
             marker=args.marker, sort_key=args.sort_key,
             sort_dir=args.sort_dir,

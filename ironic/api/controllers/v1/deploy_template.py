@@ -18,7 +18,7 @@ from ironic.api.controllers.v1 import node_sub
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import exception, policy, utils
-from ironic.db import api as db_api
+from ironic.objects.records import DEPLOY_TEMPLATES
 
 MIN_VERSION = 55
 STEP_INTERFACES = ("bios", "deploy", "firmware", "management", "network",
@@ -86,10 +86,9 @@ def _view(obj: Any, fields: list[str] | tuple) -> dict:
 
 
 def _get(ident: str):
-    dbapi = db_api.get_instance()
     if utils.is_uuid_like(ident):
-        return dbapi.get_deploy_template(utils.normalize_uuid(ident))
-    return dbapi.get_deploy_template(ident, by_name=True)
+        return DEPLOY_TEMPLATES.get(utils.normalize_uuid(ident))
+    return DEPLOY_TEMPLATES.get(ident, by_name=True)
 
 
 def _list(params: dict) -> dict:
@@ -111,7 +110,7 @@ def _list(params: dict) -> dict:
             err=f"The sort_key value \"{sort_key}\" is an invalid field for "
                 f"sorting")
     limit = api_utils.parse_limit(params.get("limit"))
-    rows = db_api.get_instance().get_deploy_template_list(
+    rows = DEPLOY_TEMPLATES.list(
         limit=limit, marker=api_utils.check_marker(params.get("marker")),
         sort_key=sort_key,
         sort_dir=api_utils.parse_sort_dir(params.get("sort_dir")))
@@ -138,18 +137,18 @@ class DeployTemplatesController(api_utils.ItemLookup, rest.RestController):
         return _view(_get(ident), fields or _FIELDS)
 
     @expose()
-    @api_method(min_version=MIN_VERSION, status=201)
+    @api_method(min_version=MIN_VERSION, status=201, too_old=405)
     def post(self):
         policy.authorize("baremetal:deploy_template:create",
                          method.context())
         values = _validate(method.json_body())
-        obj = db_api.get_instance().save_deploy_template(values)
+        obj = DEPLOY_TEMPLATES.save(values)
         pecan.response.location = (f"{method.public_url()}/v1/"
                                    f"deploy_templates/{obj.uuid}")
         return _view(obj, _FIELDS)
 
     @expose()
-    @api_method(min_version=MIN_VERSION)
+    @api_method(min_version=MIN_VERSION, too_old=405)
     def patch(self, ident):
         policy.authorize("baremetal:deploy_template:update",
                          method.context())
@@ -162,12 +161,12 @@ class DeployTemplatesController(api_utils.ItemLookup, rest.RestController):
         values = _validate(patched)
         changed = {k: v for k, v in values.items()
                    if k != "uuid" and getattr(obj, k) != v}
-        obj = db_api.get_instance().save_deploy_template(changed, obj.id)
+        obj = DEPLOY_TEMPLATES.save(changed, obj.id)
         return _view(obj, _FIELDS)
 
     @expose()
-    @api_method(min_version=MIN_VERSION, status=204)
+    @api_method(min_version=MIN_VERSION, status=204, too_old=405)
     def delete(self, ident):
         policy.authorize("baremetal:deploy_template:delete",
                          method.context())
-        db_api.get_instance().destroy_deploy_template(_get(ident).id)
+        DEPLOY_TEMPLATES.destroy(_get(ident).id)

@@ -12,9 +12,8 @@ Below 1.96 reading answers 404 and writing 405, as the reference does.
 
 from __future__ import annotations
 
-import functools
 import re
-from typing import Any, Callable
+from typing import Any
 
 import pecan
 from pecan import rest
@@ -25,8 +24,6 @@ from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import exception, policy, utils
 from ironic.common.inspection_rules import validation
-from ironic.db import api as db_api
-from ironic.db.sqlalchemy import models
 from ironic.objects.inspection_rule import InspectionRule
 
 MIN_VERSION = 96
@@ -37,28 +34,12 @@ _EDITABLE = ("description", "priority", "sensitive", "phase", "conditions",
              "actions")
 SPEC = resource.Spec(
     singular="inspection rule", collection="inspection_rules",
-    obj_cls=InspectionRule, model=models.InspectionRule,
+    obj_cls=InspectionRule,
     api_fields={"links": MIN_VERSION},
     default_fields=("uuid", "description", "priority", "phase", "links"))
 
 
-class _TooOld(exception.IronicException):
-    _msg_fmt = "The API version does not allow inspection rules"
-    safe = True
-
-
-def _since(too_old: int) -> Callable:
-    """Declare the handler's first version and the status below it."""
-    def decorate(func: Callable) -> Callable:
-        @functools.wraps(func)
-        def handler(*args: Any, **kwargs: Any) -> Any:
-            if method.version() < MIN_VERSION:
-                error = _TooOld()
-                error.code = too_old
-                raise error
-            return func(*args, **kwargs)
-        return handler
-    return decorate
+_TOO_OLD = "The API version does not allow inspection rules"
 
 
 def _steps(steps: list[dict], conditions: bool) -> list[dict]:
@@ -100,11 +81,11 @@ def _get(ident: str) -> InspectionRule:
 def _list(params: dict[str, Any], ver: int) -> dict:
     args = resource.list_args(SPEC, params, detail=False, ver=ver,
                               filters=("phase",))
-    filters = []
+    criteria = []
     if params.get("phase") is not None:
-        filters.append(models.InspectionRule.phase == params["phase"])
-    rows = db_api.get_instance().get_inspection_rule_list(
-        filters, limit=args.limit, marker=args.marker,
+        criteria.append(("phase", params["phase"]))
+    rows = InspectionRule.list_rows(
+        criteria, limit=args.limit, marker=args.marker,
         sort_key=args.sort_key, sort_dir=args.sort_dir)
     return api_utils.collection(
         "inspection_rules", [_view(r, args.fields) for r in rows],
@@ -152,23 +133,21 @@ class InspectionRulesController(rest.RestController):
         pecan.abort(404)
 
     @expose()
-    @api_method()
-    @_since(404)
+    @api_method(min_version=MIN_VERSION, too_old_message=_TOO_OLD)
     def get_all(self, **params):
         policy.authorize("baremetal:inspection_rule:get", method.context())
         return _list(params, method.version())
 
     @expose()
-    @api_method()
-    @_since(404)
+    @api_method(min_version=MIN_VERSION, too_old_message=_TOO_OLD)
     def get_one(self, ident, **params):
         policy.authorize("baremetal:inspection_rule:get", method.context())
         fields = resource.one_args(SPEC, params, method.version())
         return _view(_get(ident), fields)
 
     @expose()
-    @api_method(status=201)
-    @_since(405)
+    @api_method(min_version=MIN_VERSION, status=201, too_old=405,
+                too_old_message=_TOO_OLD)
     def post(self):
         policy.authorize("baremetal:inspection_rule:create",
                          method.context())
@@ -180,8 +159,8 @@ class InspectionRulesController(rest.RestController):
         return _view(rule, _ORDER)
 
     @expose()
-    @api_method()
-    @_since(405)
+    @api_method(min_version=MIN_VERSION, too_old=405,
+                too_old_message=_TOO_OLD)
     def patch(self, ident):
         policy.authorize("baremetal:inspection_rule:update",
                          method.context())
@@ -194,8 +173,8 @@ class InspectionRulesController(rest.RestController):
         return _view(rule, _ORDER)
 
     @expose()
-    @api_method(status=204)
-    @_since(405)
+    @api_method(min_version=MIN_VERSION, status=204, too_old=405,
+                too_old_message=_TOO_OLD)
     def delete(self, ident):
         policy.authorize("baremetal:inspection_rule:delete",
                          method.context())

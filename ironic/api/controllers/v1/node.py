@@ -11,15 +11,28 @@ import pecan
 from pecan import rest
 
 from ironic.api import document_cache, method
-from ironic.api.controllers.v1 import node_driver, node_sub, versions
+from ironic.api.controllers.v1 import (
+    node_driver,
+    node_policy,
+    node_sub,
+    versions,
+)
 from ironic.api.controllers.v1 import port as port_api
 from ironic.api.controllers.v1 import portgroup as portgroup_api
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
-from ironic.common import exception, faults, hash_ring, policy, states, utils
+from ironic.common import (
+    exception,
+    hash_ring,
+    interface_catalog,
+    policy,
+    states,
+    utils,
+)
 from ironic.conductor import rpcapi
-from ironic.db import api as db_api
-from ironic.db.sqlalchemy import models
+from ironic.objects import node as node_obj
+from ironic.objects.base import uuids_for_ids
+from ironic.objects.chassis import Chassis
 from ironic.objects.node import Node, NodeSnapshot
 
 # Fields the API adds that are not columns of the nodes table, with the
@@ -27,11 +40,11 @@ from ironic.objects.node import Node, NodeSnapshot
 _RELATION_SINCE = {"chassis_uuid": 1, "links": 1, "ports": 1,
                    "portgroups": 24, "states": 14, "volume": 32,
                    "conductor": 49, "allocation_uuid": 52, "traits": 37}
-_HIDDEN = {"chassis_id", "conductor_affinity", "allocation_id"}
-#: Fields shown from rows of other tables (see _Relations).
+HIDDEN_FIELDS = {"chassis_id", "conductor_affinity", "allocation_id"}
+#: Fields shown from rows of other tables (see Relations).
 _RELATED = frozenset({"allocation_uuid", "chassis_uuid", "traits"})
-_DEFAULT_LIST_FIELDS = ("instance_uuid", "maintenance", "name",
-                        "power_state", "provision_state", "uuid")
+DEFAULT_LIST_FIELDS = ("instance_uuid", "maintenance", "name",
+                       "power_state", "provision_state", "uuid")
 # What a client may send on create, beyond the version-gated fields.
 _CREATABLE = {
     "uuid", "name", "driver", "driver_info", "properties", "extra",
@@ -41,7 +54,7 @@ _CREATABLE = {
     "retired_reason", "shard", "parent_node", "disable_power_off",
     "instance_name", "target_raid_config", "maintenance",
     "maintenance_reason",
-} | set(models.INTERFACE_COLUMNS)
+} | set(interface_catalog.COLUMNS)
 _PATCHABLE = _CREATABLE - {"uuid", "target_raid_config"}
 _REQUIRED = ("driver",)
 
@@ -77,7 +90,7 @@ _NODE_SCHEMA: dict[str, Any] = {
         "parent_node": {"type": ["string", "null"]},
         "disable_power_off": {"type": "boolean"},
         "instance_name": _NULLABLE_STRING,
-        **{name: _NULLABLE_STRING for name in models.INTERFACE_COLUMNS},
+        **{name: _NULLABLE_STRING for name in interface_catalog.COLUMNS},
     },
     "required": ["driver"],
     "additionalProperties": False,
@@ -101,7 +114,7 @@ def _visible_fields(ver: int) -> tuple[str, ...]:
     # (traits is both an object field and a relation: listed once.)
     return tuple(dict.fromkeys(
         n for n in list(Node.fields) + list(_RELATION_SINCE)
-        if n not in _HIDDEN and (field_since(n) or 999) <= ver))
+        if n not in HIDDEN_FIELDS and (field_since(n) or 999) <= ver))
 
 
 def check_fields_version(fields: str | None, ver: int) -> None:
@@ -110,7 +123,7 @@ def check_fields_version(fields: str | None, ver: int) -> None:
         return
     for name in (f.strip() for f in fields.split(",")):
         since = field_since(name)
-        if since is not None and since > ver and name not in _HIDDEN:
+        if since is not None and since > ver and name not in HIDDEN_FIELDS:
             raise exception.NotAcceptable(
                 f"The field '{name}' needs API version 1.{since} or newer.")
 
@@ -137,7 +150,7 @@ def state_for_version(state: str | None, ver: int) -> str | None:
     return state
 
 
-class _Relations:
+class Relations:
     """UUIDs and traits of related rows for a page of nodes, in bulk."""
 
     def __init__(self, rows: list[dict], fields: Container[str]):
@@ -150,14 +163,13 @@ class _Relations:
         if "chassis_uuid" in fields:
             self.chassis = _uuids("chassis", rows, "chassis_id")
         if "traits" in fields:
-            self.traits = db_api.get_instance().get_traits_for_nodes(
-                [r["id"] for r in rows])
+            self.traits = node_obj.traits_for([r["id"] for r in rows])
 
 
 def _uuids(model: str, rows: list[dict], column: str) -> dict[int, str]:
     ids = [r[column] for r in rows if r.get(column) is not None]
     # Most nodes have neither chassis nor allocation: no call for them.
-    return db_api.get_instance().uuids_for_ids(model, ids) if ids else {}
+    return uuids_for_ids(model, ids) if ids else {}
 
 
 def _mask_internal(info: dict | None) -> dict:
@@ -170,9 +182,12 @@ def _mask_internal(info: dict | None) -> dict:
 
 def _mask_instance_info(info: dict | None) -> dict:
     info = api_utils.mask_secrets(info)
-    if info.get("configdrive"):
-        info = dict(info, configdrive=api_utils.MASK)
-    return info
+    # The config drive, and an image URL that may be a signed temporary
+    # one, are secrets too (as the reference's show_instance_secrets
+    # default hides them).
+    hidden = {k: api_utils.MASK for k in ("configdrive", "image_url")
+              if info.get(k)}
+    return dict(info, **hidden) if hidden else info
 
 
 _TIMESTAMPS = frozenset({"created_at", "updated_at", "provision_updated_at",
@@ -186,7 +201,7 @@ class _ViewContext:
 
     __slots__ = ("links", "rel")
 
-    def __init__(self, url: str, rel: _Relations):
+    def __init__(self, url: str, rel: Relations):
         self.links = api_utils.linker("nodes", url)
         self.rel = rel
 
@@ -228,7 +243,7 @@ def _view_plan(fields: tuple[str, ...], ver: int) -> tuple[tuple, ...]:
 
 
 def node_views(rows: list[dict], fields: Sequence[str], ver: int, url: str,
-               rel: _Relations) -> list[dict]:
+               rel: Relations) -> list[dict]:
     """The API documents of ``rows``, with only ``fields``."""
     plan = _view_plan(tuple(fields), ver)
     ctx = _ViewContext(url, rel)
@@ -238,12 +253,12 @@ def node_views(rows: list[dict], fields: Sequence[str], ver: int, url: str,
 
 
 def node_view(row: dict, fields: Sequence[str], ver: int, url: str,
-              rel: _Relations) -> dict:
+              rel: Relations) -> dict:
     """The API document of one node, with only ``fields``."""
     return node_views([row], fields, ver, url, rel)[0]
 
 
-def _columns_for(fields: list[str]) -> list[str]:
+def columns_for(fields: list[str]) -> list[str]:
     """Database columns needed to render ``fields``."""
     cols = {"id", "uuid"}
     if "conductor" in fields:
@@ -255,186 +270,7 @@ def _columns_for(fields: list[str]) -> list[str]:
             cols.add("allocation_id")
         elif name in Node.fields and name != "traits":
             cols.add(name)
-    return [c for c in models.Node.__table__.columns.keys() if c in cols]
-
-
-_FAULTS = (faults.POWER_FAILURE, faults.CLEAN_FAILURE,
-           faults.RESCUE_ABORT_FAILURE, faults.SERVICE_FAILURE)
-
-
-def _check_filter_value(name: str, value: str) -> None:
-    """400 for a filter value no node can ever have."""
-    if name == "provision_state" and value not in states.ALL_STATES:
-        raise exception.InvalidParameterValue(
-            err=f'Provision state "{value}" is not valid')
-    if name == "fault" and value not in _FAULTS:
-        raise exception.InvalidParameterValue(
-            err=f'Unrecognized fault "{value}" is specified, allowed '
-                f'faults are {", ".join(_FAULTS)}')
-
-
-def _list_filters(params: dict, ver: int) -> list:
-    """SQL conditions for the public node list filters."""
-    N = models.Node
-    conds = []
-
-    def need(minor: int, name: str):
-        if ver < minor:
-            raise exception.NotAcceptable(
-                f"The '{name}' filter needs API version 1.{minor} or newer.")
-
-    simple = {"driver": 16, "resource_class": 21, "conductor_group": 46,
-              "owner": 50, "lessee": 65, "fault": 42, "shard": 82,
-              "provision_state": 9, "instance_name": 104}
-    for name, minor in simple.items():
-        value = params.get(name)
-        if value is not None:
-            need(minor, name)
-            _check_filter_value(name, value)
-            if name == "conductor_group":
-                conds.append(N.conductor_group == value.lower())
-            elif name == "shard":
-                # Clients send several shards comma-separated.
-                conds.append(N.shard.in_(
-                    [v for v in value.split(",") if v]))
-            else:
-                conds.append(getattr(N, name) == value)
-    for iface in models.INTERFACE_COLUMNS:
-        value = params.get(iface)
-        if value is not None:
-            need(field_since(iface), iface)
-            conds.append(getattr(N, iface) == value)
-    if params.get("maintenance") is not None:
-        conds.append(N.maintenance.is_(
-            api_utils.parse_bool(params["maintenance"], "maintenance")))
-    if params.get("retired") is not None:
-        need(61, "retired")
-        flag = api_utils.parse_bool(params["retired"], "retired")
-        conds.append(N.retired.is_(True) if flag
-                     else (N.retired.is_(False) | N.retired.is_(None)))
-    if params.get("associated") is not None:
-        flag = api_utils.parse_bool(params["associated"], "associated")
-        conds.append(N.instance_uuid.is_not(None) if flag
-                     else N.instance_uuid.is_(None))
-    if params.get("instance_uuid") is not None:
-        value = params["instance_uuid"]
-        if not utils.is_uuid_like(value):
-            raise exception.InvalidUUID(uuid=value)
-        conds.append(N.instance_uuid == utils.normalize_uuid(value))
-    if params.get("chassis_uuid") is not None:
-        if not utils.is_uuid_like(params["chassis_uuid"]):
-            raise exception.InvalidParameterValue(
-                err=f"Expected UUID for chassis_uuid: "
-                    f"{params['chassis_uuid']}")
-        chassis = db_api.get_instance().get_chassis_by_uuid(
-            utils.normalize_uuid(params["chassis_uuid"]))
-        conds.append(N.chassis_id == chassis.id)
-    if params.get("description_contains") is not None:
-        need(51, "description_contains")
-        conds.append(N.description.contains(params["description_contains"],
-                                            autoescape=True))
-    if params.get("sharded") is not None:
-        need(82, "sharded")
-        flag = api_utils.parse_bool(params["sharded"], "sharded")
-        conds.append(N.shard.is_not(None) if flag else N.shard.is_(None))
-    if params.get("parent_node") is not None:
-        need(83, "parent_node")
-        conds.append(N.parent_node == _node_uuid_of(
-            params["parent_node"], "Invalid parent_node filter"))
-    include_children = False
-    if params.get("include_children") is not None:
-        need(83, "include_children")
-        include_children = api_utils.parse_bool(params["include_children"],
-                                                "include_children")
-    # Child nodes live inside their parent; plain lists leave them out.
-    if not include_children and params.get("parent_node") is None:
-        conds.append(N.parent_node.is_(None))
-    if params.get("conductor") is not None:
-        need(49, "conductor")
-    return conds
-
-
-# JSON documents and computed fields: no meaningful order.
-_UNSORTABLE = {"driver_info", "driver_internal_info", "instance_info",
-               "properties", "extra", "raid_config", "target_raid_config",
-               "network_data", "clean_step", "deploy_step", "service_step",
-               "traits"}
-
-
-def _sort_key(key: str | None, ver: int) -> str:
-    if not key or key == "id":
-        return "id"
-    since = field_since(key)
-    if since is not None and since > ver and key not in _HIDDEN:
-        raise exception.NotAcceptable(
-            f"Sorting by '{key}' needs API version 1.{since} or newer.")
-    if key not in Node.fields or key in _UNSORTABLE or key in _HIDDEN:
-        raise exception.InvalidParameterValue(
-            err=f"The sort_key value \"{key}\" is an invalid field for "
-                f"sorting")
-    return key
-
-
-_LIST_PARAMS = {
-    "limit", "marker", "sort_key", "sort_dir", "fields", "detail",
-    "driver", "resource_class", "conductor_group", "owner", "lessee",
-    "fault", "provision_state", "maintenance", "associated",
-    "instance_uuid", "chassis_uuid", "description_contains", "retired",
-    "shard", "sharded", "parent_node", "include_children", "conductor",
-    "instance_name",
-} | set(models.INTERFACE_COLUMNS)
-
-
-def list_nodes(params: dict[str, Any], *, detail: bool,
-               resource_url: str = "nodes", extra_filters=()) -> dict:
-    ver = method.version()
-    unknown = set(params) - _LIST_PARAMS
-    if unknown:
-        raise exception.InvalidParameterValue(
-            err=f"Unknown query parameter(s): {', '.join(sorted(unknown))}")
-    policy.authorize("baremetal:node:list", method.context())
-    allowed = visible_fields(ver)
-    fields = parse_node_fields(params.get("fields"), ver)
-    if params.get("detail") is not None:
-        if ver < 43:
-            raise exception.NotAcceptable(
-                "The 'detail' parameter needs API version 1.43 or newer.")
-        detail = detail or api_utils.parse_bool(params["detail"], "detail")
-    if fields is not None and detail:
-        raise exception.InvalidParameterValue(
-            err="Can not specify ?detail=True and fields in the same "
-                "request.")
-    if fields is None:
-        fields = allowed if detail else [
-            f for f in _DEFAULT_LIST_FIELDS if field_since(f) <= ver]
-    fields = with_links(fields)
-    limit = api_utils.parse_limit(params.get("limit"))
-    sort_key = _sort_key(params.get("sort_key"), ver)
-    filters = _list_filters(params, ver) + list(extra_filters)
-    conductor = params.get("conductor")
-    columns = _columns_for(fields + (["conductor"] if conductor else []))
-    rows = db_api.get_instance().get_node_list(
-        filters=filters, columns=columns, limit=limit,
-        marker=api_utils.check_marker(params.get("marker")),
-        sort_key=sort_key, sort_dir=api_utils.parse_sort_dir(
-            params.get("sort_dir")))
-    last_uuid = rows[-1]["uuid"] if rows else None
-    page_full = len(rows) >= limit
-    if conductor:
-        # The owner comes from the hash ring, not a column: filter the page
-        # here (pages may come out short; the next link still continues).
-        rows = [r for r in rows if hash_ring.conductor_for(r) == conductor]
-    url = method.public_url()
-    rel = _Relations(rows, set(fields))
-    items = node_views(rows, fields, ver, url, rel)
-    doc = api_utils.collection("nodes", items, limit, resource_url, params,
-                               last_uuid)
-    if page_full and "next" not in doc:
-        # A filtered page came out short; point past the rows we read.
-        doc["next"] = api_utils.collection(
-            "nodes", [{}] * limit, limit, resource_url, params,
-            last_uuid)["next"]
-    return doc
+    return [c for c in Node.table_columns() if c in cols]
 
 
 _HOSTNAME_LABEL = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
@@ -455,9 +291,6 @@ def _stored_ident(ident: str) -> str:
     stored: a normalized UUID or a name (404 or 400 when it can name no
     node)."""
     ver = method.version()
-    if ver < 91 and ident.endswith(".json"):
-        # Before 1.91 a trailing .json asked for JSON, it was not a name.
-        ident = ident[:-len(".json")]
     if utils.is_uuid_like(ident):
         return utils.normalize_uuid(ident)
     if ver >= 5:
@@ -473,13 +306,22 @@ def get_node(ident: str, with_traits: bool = False) -> Node:
     return Node.get(_stored_ident(ident), with_traits=with_traits)
 
 
+def authorized_node(ident: str, rule: str,
+                    with_traits: bool = False) -> Node:
+    """The node ``ident`` names, once the caller may do ``rule`` to it
+    (404 when it may not even see it, see ``node_policy``)."""
+    node = get_node(ident, with_traits)
+    node_policy.check(rule, policy.node_target(node), ident)
+    return node
+
+
 def node_document(ident: str, fields: str | None = None) -> bytes:
     """``GET /v1/nodes/{ident}[?fields=...]`` encoded, for the routed
-    handler and for ``ironic.api.direct_routes``."""
-    policy.authorize("baremetal:node:get", method.context())
+    handler."""
     wanted = parse_node_fields(fields, method.version())
-    return rendered_node(Node.snapshot(_stored_ident(ident)),
-                         tuple(with_links(wanted)) if wanted else None)
+    return _caller_document(_stored_ident(ident),
+                            tuple(with_links(wanted)) if wanted else None,
+                            shown_as=ident)
 
 
 _DOCUMENTS = document_cache.DocumentCache()
@@ -487,17 +329,20 @@ _DOCUMENTS = document_cache.DocumentCache()
 _NO_CONDUCTOR = object()
 
 
-def rendered_node(snap: NodeSnapshot, fields: tuple[str, ...] | None
+def rendered_node(snap: NodeSnapshot, fields: tuple[str, ...] | None,
+                  hidden: frozenset[str] = node_policy.NOTHING_HIDDEN
                   ) -> bytes:
-    """The encoded document of the node read in ``snap``, rendered anew
-    only when the node, the request's version, fields or URL differ from
-    an earlier rendering (see ``ironic.api.document_cache``)."""
+    """The encoded document of the node read in ``snap``, without the
+    ``hidden`` fields' values, rendered anew only when the node, the
+    request's version, fields, URL or hidden fields differ from an earlier
+    rendering (see ``ironic.api.document_cache``)."""
     ver = method.version()
     url = method.public_url()
-    # Who asks is not in the key: no field of a node document depends on
-    # the caller (the policy check above allows the whole document or
-    # nothing). A field hidden by role would have to add the role here.
-    key = (snap.column("id"), ver, fields, url)
+    # The caller is in the key through what the policy decided for it on
+    # this node (the fields it may not see), not through who it is: two
+    # callers allowed the same fields share the document, and a document
+    # rendered for one is never served to a caller allowed less.
+    key = (snap.column("id"), ver, fields, url, hidden)
     found = _DOCUMENTS.get(key, snap.stamp)
     if found is not None:
         conductor, body = found
@@ -505,7 +350,7 @@ def rendered_node(snap: NodeSnapshot, fields: tuple[str, ...] | None
                 {"uuid": snap.column("uuid"), "driver": snap.column("driver"),
                  "conductor_group": snap.column("conductor_group")}):
             return body
-    doc = show_node(snap.node(), fields, url)
+    doc = node_policy.redact(show_node(snap.node(), fields, url), hidden)
     body = method.dumps(doc)
     # The UUIDs of a chassis or an allocation are not in the node's row.
     if snap.column("chassis_id") is None and \
@@ -513,6 +358,16 @@ def rendered_node(snap: NodeSnapshot, fields: tuple[str, ...] | None
         _DOCUMENTS.put(key, snap.stamp, doc.get("conductor", _NO_CONDUCTOR),
                        body)
     return body
+
+
+def _caller_document(ident: str, fields: tuple[str, ...] | None = None,
+                     shown_as: str | None = None) -> bytes:
+    """The node's document as a GET by this caller shows it (404 when the
+    caller may not see the node, named ``shown_as`` in the error)."""
+    snap = Node.snapshot(ident)
+    target = node_policy.target(snap.column("owner"), snap.column("lessee"))
+    node_policy.check("baremetal:node:get", target, shown_as or ident)
+    return rendered_node(snap, fields, node_policy.hidden_fields(target))
 
 
 def reset_documents() -> None:
@@ -528,7 +383,7 @@ def show_node(node: Node, fields: Sequence[str] | None = None,
     row["id"] = node.id
     loaded = node.traits is not None
     # Traits already loaded on the node need no second query.
-    rel = _Relations([row], _related(names, loaded))
+    rel = Relations([row], _related(names, loaded))
     if loaded and "traits" in names:
         rel.traits = {node.id: node.traits}
     return node_view(row, names, ver, url or method.public_url(), rel)
@@ -553,7 +408,7 @@ def _check_driver(values: dict, given: set[str]) -> None:
     node_driver.check_create(values, given)
 
 
-def _node_uuid_of(ident: str, what: str) -> str:
+def node_uuid_of(ident: str, what: str) -> str:
     """UUID of the node named or identified by ``ident`` (400 if none)."""
     try:
         return get_node(ident).uuid
@@ -572,7 +427,7 @@ def _normalize(values: dict, ver: int) -> None:
                 raise exception.InvalidUUID(uuid=values[key])
             values[key] = utils.normalize_uuid(values[key])
     if values.get("parent_node") is not None:
-        values["parent_node"] = _node_uuid_of(values["parent_node"],
+        values["parent_node"] = node_uuid_of(values["parent_node"],
                                               "Invalid parent_node")
     if values.get("conductor_group"):
         values["conductor_group"] = values["conductor_group"].lower()
@@ -602,8 +457,7 @@ def _validate_values(doc: dict, ver: int, current_uuid: str | None = None
     chassis_uuid = values.pop("chassis_uuid", None)
     if chassis_uuid is not None:
         try:
-            values["chassis_id"] = db_api.get_instance().get_chassis_by_uuid(
-                chassis_uuid).id
+            values["chassis_id"] = Chassis.get_by_uuid(chassis_uuid).id
         except exception.ChassisNotFound as e:
             raise exception.InvalidParameterValue(err=str(e)) from e
     else:
@@ -613,24 +467,6 @@ def _validate_values(doc: dict, ver: int, current_uuid: str | None = None
         raise exception.InvalidParameterValue(
             err="A node can not be its own parent.")
     return values
-
-
-def _caller_project() -> str | None:
-    """The project of a project-scoped (not system-scoped) caller."""
-    ctx = method.context()
-    if ctx.system_scope or not ctx.project_id:
-        return None
-    return ctx.project_id
-
-
-def _own_for_project(values: dict) -> None:
-    """A project-scoped admin creates nodes its own project owns (1.80)."""
-    project = _caller_project()
-    if project is None:
-        return
-    if values.get("owner") not in (None, project):
-        raise exception.HTTPForbidden(resource="baremetal:node:create")
-    values["owner"] = project
 
 
 def check_not_locked(node: Node) -> None:
@@ -655,7 +491,7 @@ def _check_patch_versions(patch: list, ver: int) -> None:
             continue
         root = path.split("/")[1]
         since = field_since(root)
-        if since is not None and since > ver and root not in _HIDDEN:
+        if since is not None and since > ver and root not in HIDDEN_FIELDS:
             raise exception.NotAcceptable(
                 f"The field '{root}' needs API version 1.{since} or newer.")
 
@@ -709,6 +545,13 @@ def _conductor_api(node: dict) -> rpcapi.ConductorAPI:
     return api
 
 
+def _node_list():
+    # node_list builds on this module's renderers; imported when first
+    # used so that each module can import the other.
+    from ironic.api.controllers.v1 import node_list
+    return node_list
+
+
 class NodesController(rest.RestController):
     _custom_actions = {"detail": ["GET"]}
     _subcontrollers = {
@@ -718,19 +561,34 @@ class NodesController(rest.RestController):
             node_ident=ident),
     }
 
+    #: Sub-resources added after 1.1, with the version that added each:
+    #: below it they do not exist, whatever the method (404, not 405).
+    _sub_since = {"vifs": 28, "portgroups": 24, "volume": 32, "bios": 40,
+                  "allocation": 52, "history": 78, "inventory": 81,
+                  "children": 83, "firmware": 86, "vmedia": 89}
+
+    #: Sub-resources also reached by their legacy form, the node last:
+    #: ``/v1/nodes/states/console/{node}`` is
+    #: ``/v1/nodes/{node}/states/console``.
+    _node_last = frozenset({"states", "management", "maintenance"})
+
     @expose()
     def _lookup(self, ident, sub=None, *remainder):
         if sub is None:
             return api_utils.item_without_handler(self, ident)
+        if ident in self._node_last:
+            *middle, node = (sub, *remainder)
+            return self._subcontrollers[ident](node), middle
         factory = self._subcontrollers.get(sub)
-        if factory is None:
+        if factory is None or \
+                method.version() < self._sub_since.get(sub, 1):
             pecan.abort(404)
         return factory(ident), remainder
 
     @expose()
     @api_method()
     def get_all(self, **params):
-        return list_nodes(params, detail=False)
+        return _node_list().list_nodes(params, detail=False)
 
     @expose()
     @api_method()
@@ -738,7 +596,8 @@ class NodesController(rest.RestController):
         if "detail" in params:
             raise exception.InvalidParameterValue(
                 err="The 'detail' parameter can not be used with /detail.")
-        return list_nodes(params, detail=True, resource_url="nodes/detail")
+        return _node_list().list_nodes(params, detail=True,
+                                       resource_url="nodes/detail")
 
     @expose()
     @api_method()
@@ -752,7 +611,7 @@ class NodesController(rest.RestController):
     @expose()
     @api_method(status=201)
     def post(self):
-        policy.authorize("baremetal:node:create", method.context())
+        node_policy.check_may_create()
         ver = method.version()
         body = method.json_body()
         unknown = set(body) - _CREATABLE
@@ -763,7 +622,7 @@ class NodesController(rest.RestController):
         _check_versions(body, ver)
         values = _validate_values(body, ver)
         _check_driver(values, set(body))
-        _own_for_project(values)
+        node_policy.claim_for_project(values)
         if values.get("uuid") is None:
             values.pop("uuid", None)
         node = Node(**values)
@@ -778,17 +637,17 @@ class NodesController(rest.RestController):
                                   f"{node.uuid}"
         # Read back, as a GET would: its document is stored for the GET
         # that usually follows a create.
-        return rendered_node(Node.snapshot(node.uuid), None)
+        return _caller_document(node.uuid)
 
     @expose()
     @api_method()
     def patch(self, ident, **params):
-        policy.authorize("baremetal:node:update", method.context())
         ver = method.version()
         reset = _check_patch_params(params, ver)
         patch = method.json_body(list)
         _check_patch_versions(patch, ver)
         node = get_node(ident)
+        node_policy.check_update(patch, node)
         node.load_traits()
         changed, values = _patched_values(node, patch, ver)
         for field in node_driver.check_update(values, set(changed), reset,
@@ -805,16 +664,13 @@ class NodesController(rest.RestController):
             _conductor_api(target).update_node(method.context(), target,
                                                changes)
         # The node as the conductor saved it, read back as a GET would.
-        return rendered_node(Node.snapshot(node.uuid), None)
+        return _caller_document(node.uuid)
 
     @expose()
     @api_method(status=204)
     def delete(self, ident):
-        policy.authorize("baremetal:node:delete", method.context())
         node = get_node(ident)
-        project = _caller_project()
-        if project is not None and node.owner != project:
-            raise exception.HTTPForbidden(resource="baremetal:node:delete")
+        node_policy.check_delete(node)
         # The owning conductor takes the lock, checks that the node is not
         # in use and deletes it.
         _conductor_api(node).destroy_node(method.context(), node)

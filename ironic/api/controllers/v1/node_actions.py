@@ -118,11 +118,6 @@ _SECURE_BOOT_SCHEMA = {"type": "object",
                        "additionalProperties": False}
 
 
-def _authorize(rule: str, node: Node) -> None:
-    policy.authorize(rule, method.context(),
-                     {"node.owner": node.owner, "node.lessee": node.lessee})
-
-
 def _states_location(node: Node) -> None:
     pecan.response.location = (f"{method.public_url()}/v1/nodes/"
                                f"{node.uuid}/states")
@@ -143,17 +138,28 @@ def _check_verb(node: Node, verb: str, ver: int) -> str:
         raise exception.InvalidParameterValue(
             err=f"\"{verb}\" is not a valid provision state target; valid "
                 f"targets: {', '.join(sorted(states.VERBS))}")
+    if verb in _STATE_BEFORE_VERSION:
+        _check_transition(node, verb, event)
     if states.VERB_SINCE[verb] > ver:
         raise exception.NotAcceptable(
             f"The provision state target \"{verb}\" needs API version "
             f"1.{states.VERB_SINCE[verb]} or newer.")
     _check_abort(node, verb, ver)
+    _check_transition(node, verb, event)
+    return event
+
+
+#: Verbs whose state is checked before their version, as the reference
+#: checks them (a node that cannot be serviced is 400 at any version).
+_STATE_BEFORE_VERSION = frozenset({"service", "unhold"})
+
+
+def _check_transition(node: Node, verb: str, event: str) -> None:
     try:
         states.next_state(node.provision_state, event)
     except (fsm_exc.NotFound, fsm_exc.InvalidState) as e:
         raise exception.InvalidStateRequested(
             action=verb, node=node.uuid, state=node.provision_state) from e
-    return event
 
 
 # Waits that ``abort`` stops only from a later version (406 before, as
@@ -255,18 +261,17 @@ def runbook_steps(node: Node, verb: str, ident: str) -> dict:
     a project's runbook only on nodes that project owns or leases.
     """
     from ironic.api.controllers.v1 import runbook as runbook_api
-    from ironic.db import api as db_api
     try:
         book = runbook_api._get(ident)
     except exception.NotFound as e:
         raise exception.InvalidParameterValue(
             err=f"Runbook {ident} was not found.") from e
-    policy.authorize("baremetal:runbook:use", method.context(),
-                     {"runbook.owner": book.owner,
-                      "runbook.public": bool(book.public)})
-    dbapi = db_api.get_instance()
-    node_traits = set(dbapi.get_node_traits(node.id))
-    book_traits = set(dbapi.get_runbook_traits([book.id]).get(book.id, []))
+    if not book.public:
+        # A public runbook is for anyone who may clean or service the node.
+        policy.authorize("baremetal:runbook:use", method.context(),
+                         {"runbook.owner": book.owner})
+    node_traits = set(node.load_traits())
+    book_traits = set(runbook_api.traits_of(book))
     if book.name not in node_traits and not (book_traits & node_traits):
         raise exception.InvalidParameterValue(
             err=f"Runbook {book.name} has not been approved for node "
@@ -295,8 +300,7 @@ class StatesController(node_sub.StatesController):
         ver = method.version()
         body = method.json_body()
         api_utils.validate(_PROVISION_SCHEMA, body, "provision request")
-        node = self._node()
-        _authorize("baremetal:node:set_provision_state", node)
+        node = self._node("baremetal:node:set_provision_state")
         verb = body["target"]
         _check_verb(node, verb, ver)
         _check_fields(body, verb, ver)
@@ -311,8 +315,7 @@ class StatesController(node_sub.StatesController):
         ver = method.version()
         body = method.json_body()
         api_utils.validate(_POWER_SCHEMA, body, "power request")
-        node = self._node()
-        _authorize("baremetal:node:set_power_state", node)
+        node = self._node("baremetal:node:set_power_state")
         target = body["target"]
         if target not in states.POWER_TARGETS:
             raise exception.InvalidParameterValue(
@@ -330,8 +333,7 @@ class StatesController(node_sub.StatesController):
     @expose()
     @api_method(status=204)
     def put_raid(self):
-        node = self._node()
-        _authorize("baremetal:node:set_raid_state", node)
+        node = self._node("baremetal:node:set_raid_state")
         # Unlike most newer endpoints, this one answered 406 (not 404) to
         # older versions from the start.
         if method.version() < 12:
@@ -349,8 +351,7 @@ class StatesController(node_sub.StatesController):
     @expose()
     @api_method()
     def get_console(self):
-        node = self._node()
-        _authorize("baremetal:node:get_console", node)
+        node = self._node("baremetal:node:get_console")
         return rpcapi.get_api().get_console_information(method.context(),
                                                         node)
 
@@ -359,8 +360,7 @@ class StatesController(node_sub.StatesController):
     def put_console(self):
         body = method.json_body()
         api_utils.validate(_CONSOLE_SCHEMA, body, "console request")
-        node = self._node()
-        _authorize("baremetal:node:set_console_state", node)
+        node = self._node("baremetal:node:set_console_state")
         rpcapi.get_api().set_console_mode(method.context(), node,
                                           body["enabled"])
         _states_location(node)
@@ -370,8 +370,7 @@ class StatesController(node_sub.StatesController):
     def put_boot_mode(self):
         body = method.json_body()
         api_utils.validate(_BOOT_MODE_SCHEMA, body, "boot mode request")
-        node = self._node()
-        _authorize("baremetal:node:set_boot_mode", node)
+        node = self._node("baremetal:node:set_boot_mode")
         _check_stable(node)
         rpcapi.get_api().set_boot_mode(method.context(), node,
                                        body["target"])
@@ -382,8 +381,7 @@ class StatesController(node_sub.StatesController):
     def put_secure_boot(self):
         body = method.json_body()
         api_utils.validate(_SECURE_BOOT_SCHEMA, body, "secure boot request")
-        node = self._node()
-        _authorize("baremetal:node:set_secure_boot", node)
+        node = self._node("baremetal:node:set_secure_boot")
         target = resource.as_bool(body["target"], "secure boot target")
         _check_stable(node)
         rpcapi.get_api().set_secure_boot_state(method.context(), node,
@@ -397,8 +395,7 @@ class BootDeviceController(node_sub._NodeSub):
     @expose()
     @api_method()
     def get_all(self):
-        node = self._node()
-        _authorize("baremetal:node:get_boot_device", node)
+        node = self._node("baremetal:node:get_boot_device")
         return rpcapi.get_api().get_boot_device(method.context(), node)
 
     @expose()
@@ -406,8 +403,7 @@ class BootDeviceController(node_sub._NodeSub):
     def put(self):
         body = method.json_body()
         api_utils.validate(_BOOT_DEVICE_SCHEMA, body, "boot device request")
-        node = self._node()
-        _authorize("baremetal:node:set_boot_device", node)
+        node = self._node("baremetal:node:set_boot_device")
         rpcapi.get_api().set_boot_device(method.context(), node,
                                          body["boot_device"],
                                          body.get("persistent", False))
@@ -415,8 +411,7 @@ class BootDeviceController(node_sub._NodeSub):
     @expose()
     @api_method()
     def supported(self):
-        node = self._node()
-        _authorize("baremetal:node:get_boot_device", node)
+        node = self._node("baremetal:node:get_boot_device")
         devices = rpcapi.get_api().get_supported_boot_devices(
             method.context(), node)
         return {"supported_boot_devices": devices}
@@ -428,8 +423,7 @@ class InjectNmiController(node_sub._NodeSub):
     @expose()
     @api_method(min_version=29, status=204)
     def put(self):
-        node = self._node()
-        _authorize("baremetal:node:inject_nmi", node)
+        node = self._node("baremetal:node:inject_nmi")
         rpcapi.get_api().inject_nmi(method.context(), node)
 
 
@@ -450,8 +444,7 @@ class ValidateController(node_sub._NodeSub):
     @expose()
     @api_method()
     def get_all(self):
-        node = self._node()
-        _authorize("baremetal:node:validate", node)
+        node = self._node("baremetal:node:validate")
         return rpcapi.get_api().validate_driver_interfaces(
             method.context(), node)
 

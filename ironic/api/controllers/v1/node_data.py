@@ -16,8 +16,8 @@ from ironic.api.controllers.v1 import node as node_api
 from ironic.api.controllers.v1 import node_sub
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
-from ironic.common import exception, policy, utils
-from ironic.db import api as db_api
+from ironic.common import exception, utils
+from ironic.objects import node_records
 
 _BIOS_REGISTRY = ("attribute_type", "allowable_values", "lower_bound",
                   "max_length", "min_length", "read_only", "reset_required",
@@ -77,22 +77,20 @@ class BIOSController(node_sub._NodeSub):
     @expose()
     @api_method(min_version=40)
     def get_all(self, **params):
-        policy.authorize("baremetal:node:bios:get", method.context())
         _check_params(params, {"detail", "fields"})
         fields = _list_fields(params, _BIOS_FIELDS,
                               ("name", "value", "links"), 74)
-        node = self._node()
-        settings = db_api.get_instance().get_bios_settings(node.id)
+        node = self._node("baremetal:node:bios:get")
+        settings = node_records.bios_settings(node.id)
         return {"bios": [self._view(node.uuid, s, fields)
                          for s in settings]}
 
     @expose()
     @api_method(min_version=40)
     def get_one(self, name, **params):
-        policy.authorize("baremetal:node:bios:get", method.context())
         _check_params(params, set())
-        node = self._node()
-        for setting in db_api.get_instance().get_bios_settings(node.id):
+        node = self._node("baremetal:node:bios:get")
+        for setting in node_records.bios_settings(node.id):
             if setting.name == name:
                 fields = [f for f in _BIOS_FIELDS if method.version() >= 74
                           or f not in _BIOS_REGISTRY]
@@ -122,7 +120,6 @@ class HistoryController(node_sub._NodeSub):
     @expose()
     @api_method(min_version=78)
     def get_all(self, **params):
-        policy.authorize("baremetal:node:history:get", method.context())
         _check_params(params, {"detail", "fields", "limit", "marker"})
         ver = method.version()
         known = self._known(ver)
@@ -137,9 +134,9 @@ class HistoryController(node_sub._NodeSub):
         # Without detail, the reference shortens long events.
         short = "fields" not in params and not api_utils.parse_bool(
             params.get("detail"), "detail")
-        node = self._node()
+        node = self._node("baremetal:node:history:get")
         limit = api_utils.parse_limit(params.get("limit"))
-        events = db_api.get_instance().get_node_history_list(
+        events = node_records.history(
             node.id, limit=limit,
             marker=api_utils.check_marker(params.get("marker")))
         return api_utils.collection(
@@ -151,12 +148,11 @@ class HistoryController(node_sub._NodeSub):
     @expose()
     @api_method(min_version=78)
     def get_one(self, event_uuid, **params):
-        policy.authorize("baremetal:node:history:get", method.context())
         _check_params(params, set())
         if not utils.is_uuid_like(event_uuid):
             raise exception.InvalidUUID(uuid=event_uuid)
-        node = self._node()
-        event = db_api.get_instance().get_node_history_event(
+        node = self._node("baremetal:node:history:get")
+        event = node_records.history_event(
             node.id, utils.normalize_uuid(event_uuid))
         return self._view(node.uuid, event,
                           list(self._known(method.version())))
@@ -193,13 +189,12 @@ class FirmwareController(node_sub._NodeSub):
     @expose()
     @api_method(min_version=86)
     def get_all(self, **params):
-        policy.authorize("baremetal:node:firmware:get", method.context())
         _check_params(params, {"fields"})
         fields = _firmware_fields(params)
-        node = self._node()
+        node = self._node("baremetal:node:firmware:get")
         return {"firmware": [
             {f: _value(c, f) for f in fields}
-            for c in db_api.get_instance().get_firmware_components(node.id)]}
+            for c in node_records.firmware_components(node.id)]}
 
 
 class InventoryController(node_sub._NodeSub):
@@ -209,11 +204,9 @@ class InventoryController(node_sub._NodeSub):
     @api_method(min_version=81)
     def get_all(self, **params):
         _check_params(params, set())
-        node = self._node()
-        policy.authorize("baremetal:node:inventory:get", method.context(),
-                         policy.node_target(node))
+        node = self._node("baremetal:node:inventory:get")
         try:
-            record = db_api.get_instance().get_node_inventory(node.id)
+            record = node_records.inventory(node.id)
         except exception.NotFound:
             raise exception.NotFound(
                 f"Node {node.uuid} does not have any inventory "

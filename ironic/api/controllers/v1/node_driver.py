@@ -19,7 +19,6 @@ from __future__ import annotations
 from typing import Any
 
 from ironic.common import driver_factory, exception, interface_catalog
-from ironic.db.sqlalchemy.models import INTERFACE_COLUMNS
 
 _RESET_SINCE = 45
 # The interfaces whose driver_info parsing is run by the API.
@@ -29,7 +28,7 @@ _PARSING_KINDS = ("power", "management")
 def check_create(values: dict, given: set[str]) -> None:
     """Fill in default interfaces of a new node and check the given ones."""
     interface_catalog.live().update_node_interfaces(
-        values, explicit=given & set(INTERFACE_COLUMNS))
+        values, explicit=given & set(interface_catalog.COLUMNS))
     check_driver_info(values)
 
 
@@ -74,18 +73,18 @@ def check_update(values: dict, changed: set[str], reset: bool,
     ``driver_info`` is parsed when it, the driver or the power or
     management interface changed.
     """
-    touched = changed & set(INTERFACE_COLUMNS)
+    touched = changed & set(interface_catalog.COLUMNS)
     if reset and "driver" not in changed:
         raise exception.InvalidParameterValue(
             err="The reset_interfaces parameter can only be used when "
                 "changing the node's driver.")
     written: set[str] = set()
     if "driver" in changed or touched:
-        before = {f: values.get(f) for f in INTERFACE_COLUMNS}
+        before = {f: values.get(f) for f in interface_catalog.COLUMNS}
         interface_catalog.live().update_node_interfaces(
             values, explicit=touched, reset=reset,
             node_info=f"node {node_uuid}")
-        written = touched | {f for f in INTERFACE_COLUMNS
+        written = touched | {f for f in interface_catalog.COLUMNS
                              if values.get(f) != before[f]}
     parsers = {f"{kind}_interface" for kind in _PARSING_KINDS}
     if changed & ({"driver", "driver_info"} | parsers) or written & parsers:

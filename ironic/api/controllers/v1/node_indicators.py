@@ -16,7 +16,7 @@ from ironic.api import method
 from ironic.api.controllers.v1 import node_sub
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
-from ironic.common import components, exception, indicator_states, policy
+from ironic.common import components, exception, indicator_states
 from ironic.conductor import rpcapi
 from ironic.objects.node import Node
 
@@ -59,8 +59,7 @@ def _items(node: Node, found: dict) -> list[dict]:
 class IndicatorsController(node_sub._NodeSub):
 
     def _authorized(self, rule: str) -> Node:
-        node = self._node()
-        policy.authorize(rule, method.context(), policy.node_target(node))
+        node = self._node(rule)
         return node
 
     @expose()

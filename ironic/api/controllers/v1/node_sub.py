@@ -7,6 +7,7 @@ and ``.json`` rules stay in one place.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import os_traits
@@ -15,20 +16,24 @@ from pecan import rest
 from ironic.api import method
 from ironic.api.controllers.v1 import node as node_api
 from ironic.api.method import api_method, expose
-from ironic.common import exception, policy
-from ironic.db import api as db_api
-from ironic.db.sqlalchemy import models
+from ironic.common import exception
 from ironic.objects.node import Node
 
 TRAIT_LIMIT = 50
+#: A custom trait: upper case letters, digits and underscores only.
+_CUSTOM_TRAIT = re.compile(r"CUSTOM_[A-Z0-9_]+")
 
 
 class _NodeSub(rest.RestController):
     def __init__(self, node_ident: str):
         self.node_ident = node_ident
 
-    def _node(self) -> Node:
-        return node_api.get_node(self.node_ident)
+    def _node(self, rule: str | None = None) -> Node:
+        """The node, once the caller may do ``rule`` to it (see
+        ``node_policy``); no rule: the caller was checked otherwise."""
+        if rule is None:
+            return node_api.get_node(self.node_ident)
+        return node_api.authorized_node(self.node_ident, rule)
 
 
 def validate_trait(trait: Any) -> None:
@@ -36,8 +41,8 @@ def validate_trait(trait: Any) -> None:
         raise exception.InvalidParameterValue(
             err=f"Invalid trait {trait!r}: must be a string of 1 to 255 "
                 f"characters.")
-    if not (os_traits.is_custom(trait) or os_traits.check_traits([trait])
-            [0] == {trait}):
+    if not (_CUSTOM_TRAIT.fullmatch(trait) or os_traits.check_traits(
+            [trait])[0] == {trait}):
         raise exception.InvalidParameterValue(
             err=f"Invalid trait {trait!r}: a trait must be a standard trait "
                 f"or start with CUSTOM_ followed by upper case letters, "
@@ -59,41 +64,41 @@ def _traits_body() -> list[str]:
 
 
 class TraitsController(_NodeSub):
+    # Before 1.37 a GET is "not acceptable" (once the node is found) and
+    # a PUT "not allowed", as the reference answers; a DELETE not found.
     @expose()
-    @api_method(min_version=37)
+    @api_method()
     def get_all(self):
-        policy.authorize("baremetal:node:traits:list", method.context())
-        return {"traits": self._node().load_traits()}
+        node = self._node("baremetal:node:traits:list")
+        if method.version() < 37:
+            raise method.TooOld(406)
+        return {"traits": node.load_traits()}
 
     @expose()
-    @api_method(min_version=37, status=204)
+    @api_method(min_version=37, status=204, too_old=405)
     def put(self, trait: str | None = None):
-        policy.authorize("baremetal:node:traits:set", method.context())
-        node = self._node()
+        node = self._node("baremetal:node:traits:set")
         node_api.check_not_locked(node)
-        dbapi = db_api.get_instance()
         if trait is None:
-            dbapi.set_node_traits(node.id, _traits_body())
+            node.set_traits(_traits_body())
             return
         validate_trait(trait)
         current = node.load_traits()
         if trait not in current and len(current) >= TRAIT_LIMIT:
             raise exception.InvalidParameterValue(
                 err=f"A node can have at most {TRAIT_LIMIT} traits.")
-        dbapi.add_node_trait(node.id, trait)
+        node.add_trait(trait)
 
     @expose()
     @api_method(min_version=37, status=204)
     def delete(self, trait: str | None = None):
-        policy.authorize("baremetal:node:traits:delete", method.context())
-        node = self._node()
+        node = self._node("baremetal:node:traits:delete")
         node_api.check_not_locked(node)
-        dbapi = db_api.get_instance()
         if trait is None:
-            dbapi.set_node_traits(node.id, [])
+            node.set_traits([])
             return
         try:
-            dbapi.delete_node_trait(node.id, trait)
+            node.remove_trait(trait)
         except exception.NodeTraitNotFound as e:
             raise exception.NodeTraitNotFound(
                 node=node.uuid, trait=trait) from e
@@ -103,8 +108,7 @@ class StatesController(_NodeSub):
     @expose()
     @api_method()
     def get_all(self):
-        policy.authorize("baremetal:node:get_states", method.context())
-        node = self._node()
+        node = self._node("baremetal:node:get_states")
         ver = method.version()
         shown = node_api.state_for_version
         doc = {
@@ -130,7 +134,8 @@ class MaintenanceController(_NodeSub):
     """PUT sets maintenance mode (with an optional reason); DELETE clears."""
 
     def _set(self, flag: bool, reason: str | None) -> None:
-        node = self._node()
+        node = self._node("baremetal:node:set_maintenance" if flag else
+                          "baremetal:node:clear_maintenance")
         node_api.check_not_locked(node)
         node.maintenance = flag
         node.maintenance_reason = reason if flag else None
@@ -141,7 +146,6 @@ class MaintenanceController(_NodeSub):
     @expose()
     @api_method(status=202)
     def put(self, **params):
-        policy.authorize("baremetal:node:set_maintenance", method.context())
         reason = params.pop("reason", None)
         if params:
             raise exception.InvalidParameterValue(
@@ -159,8 +163,6 @@ class MaintenanceController(_NodeSub):
     @expose()
     @api_method(status=202)
     def delete(self):
-        policy.authorize("baremetal:node:clear_maintenance",
-                         method.context())
         self._set(False, None)
 
 
@@ -175,8 +177,7 @@ class ChildrenController(_NodeSub):
     @expose()
     @api_method(min_version=83)
     def get_all(self, **params):
-        policy.authorize("baremetal:node:list", method.context())
-        node = self._node()
+        node = self._node("baremetal:node:list")
         params = dict(params, parent_node=node.uuid)
         unknown = set(params) - {"parent_node", "limit", "marker",
                                  "sort_key", "sort_dir"}
@@ -184,10 +185,7 @@ class ChildrenController(_NodeSub):
             raise exception.InvalidParameterValue(
                 err=f"Unknown query parameter(s): "
                     f"{', '.join(sorted(unknown))}")
-        rows = db_api.get_instance().get_node_list(
-            filters=[models.Node.parent_node == node.uuid],
-            columns=["id", "uuid"])
-        return {"children": [r["uuid"] for r in rows]}
+        return {"children": node.child_uuids()}
 
 
 SUBCONTROLLERS = {

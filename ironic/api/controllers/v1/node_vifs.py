@@ -13,7 +13,7 @@ from ironic.api import method
 from ironic.api.controllers.v1 import node_sub
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
-from ironic.common import exception, policy, utils
+from ironic.common import exception, utils
 from ironic.conductor import rpcapi
 from ironic.objects.node import Node
 
@@ -69,8 +69,7 @@ def _call(name: str, node: Node, **kwargs: Any) -> Any:
 class VIFsController(node_sub._NodeSub):
 
     def _authorized_node(self, rule: str) -> Node:
-        node = self._node()
-        policy.authorize(rule, method.context(), policy.node_target(node))
+        node = self._node(rule)
         return node
 
     @expose()

@@ -16,9 +16,8 @@ from ironic.api import method
 from ironic.api.controllers.v1 import node_sub
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
-from ironic.common import boot_devices, exception, policy
+from ironic.common import boot_devices, exception
 from ironic.conductor import rpcapi
-from ironic.objects.node import Node
 
 DEVICE_TYPES = [boot_devices.CDROM, boot_devices.FLOPPY, boot_devices.DISK]
 DOWNLOAD_SOURCES = ["http", "local", "swift"]
@@ -34,11 +33,6 @@ _ATTACH_SCHEMA = {
     "required": ["device_type", "image_url"],
     "additionalProperties": False,
 }
-
-
-def _authorize(rule: str, node: Node) -> None:
-    policy.authorize(rule, method.context(),
-                     {"node.owner": node.owner, "node.lessee": node.lessee})
 
 
 def parse_device_types(value) -> list[str] | None:
@@ -81,8 +75,7 @@ class VmediaController(node_sub._NodeSub):
             raise exception.InvalidParameterValue(
                 err=f"Unknown query parameter(s): "
                     f"{', '.join(sorted(params))}")
-        node = self._node()
-        _authorize("baremetal:node:vmedia:get", node)
+        node = self._node("baremetal:node:vmedia:get")
         return rpcapi.get_api().get_virtual_media(method.context(), node)
 
     @expose()
@@ -94,8 +87,7 @@ class VmediaController(node_sub._NodeSub):
             raise exception.InvalidParameterValue(
                 err="image_download_source 'swift' needs object storage, "
                     "which this service does not use; use 'http'.")
-        node = self._node()
-        _authorize("baremetal:node:vmedia:attach", node)
+        node = self._node("baremetal:node:vmedia:attach")
         rpcapi.get_api().attach_virtual_media(
             method.context(), node, body["device_type"], body["image_url"],
             body.get("image_download_source", "local"))
@@ -111,7 +103,6 @@ class VmediaController(node_sub._NodeSub):
         if raw is None:
             raw = _body_device_types()
         device_types = parse_device_types(raw)
-        node = self._node()
-        _authorize("baremetal:node:vmedia:detach", node)
+        node = self._node("baremetal:node:vmedia:detach")
         rpcapi.get_api().detach_virtual_media(method.context(), node,
                                               device_types)

@@ -10,21 +10,18 @@ import re
 from typing import Any
 
 import pecan
-import sqlalchemy as sa
 from pecan import rest
 
 from ironic.api import method
-from ironic.api.controllers.v1 import resource
+from ironic.api.controllers.v1 import node_policy, resource
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
-from ironic.common import exception, policy, utils
-from ironic.db import api as db_api
-from ironic.db.sqlalchemy import models
+from ironic.common import exception, utils
 from ironic.objects.port import Port
 from ironic.objects.portgroup import Portgroup
 
 SPEC = resource.Spec(
-    singular="port", collection="ports", obj_cls=Port, model=models.Port,
+    singular="port", collection="ports", obj_cls=Port,
     api_fields={"node_uuid": 1, "portgroup_uuid": 24, "links": 1},
     default_fields=("uuid", "address"),
     sources={"node_uuid": "node_id", "portgroup_uuid": "portgroup_id"})
@@ -161,11 +158,11 @@ def _check_membership(pg: Portgroup, values: dict,
         raise exception.Conflict(
             f"Port group {pg.uuid} does not support standalone ports, so a "
             f"port with pxe_enabled set can not be one of its members.")
-    cond = [models.Port.portgroup_id == pg.id]
+    criteria = [("portgroup_id", pg.id)]
     if port_id is not None:
-        cond.append(models.Port.id != port_id)
-    rows = db_api.get_instance().get_port_list(
-        filters=cond, columns=["id", "uuid", "physical_network"])
+        criteria.append(("!id", port_id))
+    rows = Port.list_rows(criteria,
+                          columns=["id", "uuid", "physical_network"])
     physnets = {r["physical_network"] for r in rows}
     if physnets and physnets != {values.get("physical_network")}:
         raise exception.Conflict(
@@ -273,9 +270,11 @@ def _conductor_groups(value: str) -> list[str]:
     return [g.strip().lower() for g in value.split(",") if g.strip()]
 
 
-def nodes_where(column, *conds):
-    """``column`` (a node id) is one of the nodes matching ``conds``."""
-    return column.in_(sa.select(models.Node.id).where(*conds))
+def _authorized(ident: str, rule: str) -> Port:
+    port = get_port(ident)
+    resource.check_node_item("port", rule, port.node_id,
+                             exception.PortNotFound(port=ident))
+    return port
 
 
 class PortsController(api_utils.ItemLookup, rest.RestController):
@@ -291,48 +290,52 @@ class PortsController(api_utils.ItemLookup, rest.RestController):
         if self.node_ident or self.portgroup_ident:
             raise exception.OperationNotPermitted()
 
-    def _filters(self, params: dict, ver: int) -> list:
-        P = models.Port
-        conds = []
+    def _filters(self, params: dict, ver: int) -> list[tuple[str, Any]]:
+        conds: list[tuple[str, Any]] = []
         node_ident = self.node_ident or params.get("node_uuid") or \
             params.get("node")
         if params.get("node_uuid") and not self.node_ident and \
                 not utils.is_uuid_like(params["node_uuid"]):
             raise exception.InvalidUUID(uuid=params["node_uuid"])
         if node_ident:
-            conds.append(P.node_id == resource.find_node(node_ident, ver).id)
+            node = resource.find_node(node_ident, ver)
+            if self.node_ident:
+                # As Ironic 39 answers: the ports of a node the caller may
+                # not see are a 404, not an empty list.
+                node_policy.check("baremetal:node:get",
+                                  node_policy.target(node.owner, node.lessee),
+                                  node_ident)
+            conds.append(("node_id", node.id))
         pg_ident = self.portgroup_ident or params.get("portgroup")
         if pg_ident:
             resource.need_version(ver, 24, "The 'portgroup' filter")
-            conds.append(P.portgroup_id == Portgroup.get(pg_ident).id)
+            conds.append(("portgroup_id", Portgroup.get(pg_ident).id))
         if params.get("address"):
             addr = params["address"]
             if not utils.is_valid_mac(addr):
                 raise exception.InvalidParameterValue(
                     err=f"Expected valid MAC address for address: {addr}")
-            conds.append(P.address == utils.normalize_mac(addr))
+            conds.append(("address", utils.normalize_mac(addr)))
         if params.get("shard"):
             resource.need_version(ver, 82, "The 'shard' filter")
             shards = [x.strip() for x in params["shard"].split(",")
                       if x.strip()]
-            conds.append(nodes_where(P.node_id,
-                                     models.Node.shard.in_(shards)))
+            conds.append(("node.shard", shards))
         if params.get("conductor_groups"):
             resource.need_version(ver, 99, "The 'conductor_groups' filter")
             groups = _conductor_groups(params["conductor_groups"])
-            conds.append(nodes_where(
-                P.node_id, models.Node.conductor_group.in_(groups)))
+            conds.append(("node.conductor_group", groups))
         return conds
 
     def _list(self, params: dict, detail: bool, url: str) -> dict:
-        policy.authorize("baremetal:port:list", method.context())
         ver = method.version()
+        visible = resource.project_filter("port")
         if self.portgroup_ident and ver < 24:
             raise exception.NotFound()
         args = resource.list_args(SPEC, params, detail=detail, ver=ver,
                                   filters=_FILTERS)
-        rows = db_api.get_instance().get_port_list(
-            filters=self._filters(params, ver),
+        rows = Port.list_rows(
+            self._filters(params, ver) + visible,
             columns=SPEC.columns_for(args.fields), limit=args.limit,
             marker=args.marker, sort_key=args.sort_key,
             sort_dir=args.sort_dir,
@@ -369,15 +372,14 @@ class PortsController(api_utils.ItemLookup, rest.RestController):
     @api_method()
     def get_one(self, ident, **params):
         self._check_top_level()
-        policy.authorize("baremetal:port:get", method.context())
         fields = resource.one_args(SPEC, params, method.version())
-        return show_port(get_port(ident), fields)
+        port = _authorized(ident, "baremetal:port:get")
+        return show_port(port, fields)
 
     @expose()
     @api_method(status=201)
     def post(self):
         self._check_top_level()
-        policy.authorize("baremetal:port:create", method.context())
         ver = method.version()
         body = method.json_body()
         names = dict(body)
@@ -385,6 +387,7 @@ class PortsController(api_utils.ItemLookup, rest.RestController):
             names.pop("node_name", None)
         resource.check_body(SPEC, names, _CREATABLE, ver)
         port = Port(**_validate(body, ver))
+        resource.authorize_for_node("baremetal:port:create", port.node_id)
         resource.check_unlocked(port.node_id)
         port.create()
         pecan.response.location = \
@@ -395,11 +398,10 @@ class PortsController(api_utils.ItemLookup, rest.RestController):
     @api_method()
     def patch(self, ident):
         self._check_top_level()
-        policy.authorize("baremetal:port:update", method.context())
         ver = method.version()
         patch = method.json_body(list)
         _check_no_null_flag(patch)
-        port = get_port(ident)
+        port = _authorized(ident, "baremetal:port:update")
         current = show_port(port, SPEC.known())
         doc, changed = resource.patch_values(
             SPEC, current, patch, ver=ver, patchable=_PATCHABLE,
@@ -418,7 +420,6 @@ class PortsController(api_utils.ItemLookup, rest.RestController):
     @api_method(status=204)
     def delete(self, ident):
         self._check_top_level()
-        policy.authorize("baremetal:port:delete", method.context())
-        port = get_port(ident)
+        port = _authorized(ident, "baremetal:port:delete")
         resource.check_unlocked(port.node_id)
         port.destroy()

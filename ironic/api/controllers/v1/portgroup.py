@@ -16,15 +16,13 @@ from ironic.api.controllers.v1 import port as port_api
 from ironic.api.controllers.v1 import resource
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
-from ironic.common import exception, policy, utils
+from ironic.common import exception, utils
 from ironic.conf import CONF
-from ironic.db import api as db_api
-from ironic.db.sqlalchemy import models
+from ironic.objects.port import Port
 from ironic.objects.portgroup import Portgroup
 
 SPEC = resource.Spec(
     singular="portgroup", collection="portgroups", obj_cls=Portgroup,
-    model=models.Portgroup,
     api_fields={"node_uuid": 23, "links": 23, "ports": 24},
     default_fields=("uuid", "address", "name"),
     sources={"node_uuid": "node_id"})
@@ -83,9 +81,8 @@ def _validate(doc: dict) -> dict:
 
 
 def _member_ports(pg_id: int) -> list[dict]:
-    return db_api.get_instance().get_port_list(
-        filters=[models.Port.portgroup_id == pg_id],
-        columns=["id", "uuid", "pxe_enabled"])
+    return Port.list_rows([("portgroup_id", pg_id)],
+                          columns=["id", "uuid", "pxe_enabled"])
 
 
 def _check_update(pg: Portgroup, values: dict, changed: set[str]) -> None:
@@ -134,6 +131,13 @@ def get_portgroup(ident: str) -> Portgroup:
     raise exception.InvalidUuidOrName(name=ident)
 
 
+def _authorized(ident: str, rule: str) -> Portgroup:
+    pg = get_portgroup(ident)
+    resource.check_node_item("portgroup", rule, pg.node_id,
+                             exception.PortgroupNotFound(portgroup=ident))
+    return pg
+
+
 class PortgroupsController(rest.RestController):
     _custom_actions = {"detail": ["GET"]}
 
@@ -154,40 +158,37 @@ class PortgroupsController(rest.RestController):
         if self.node_ident:
             raise exception.OperationNotPermitted()
 
-    def _filters(self, params: dict, ver: int) -> list:
-        G = models.Portgroup
-        conds = []
+    def _filters(self, params: dict, ver: int) -> list[tuple[str, Any]]:
+        conds: list[tuple[str, Any]] = []
         node_ident = self.node_ident or params.get("node")
         if node_ident:
-            conds.append(G.node_id == resource.find_node(node_ident, ver).id)
+            conds.append(("node_id", resource.find_node(node_ident, ver).id))
         if params.get("address"):
             addr = params["address"]
-            conds.append(G.address == (utils.normalize_mac(addr)
-                                       if utils.is_valid_mac(addr) else addr))
+            conds.append(("address", utils.normalize_mac(addr)
+                          if utils.is_valid_mac(addr) else addr))
         if params.get("shard"):
             resource.need_version(ver, 106, "The 'shard' filter")
             shards = [x.strip() for x in params["shard"].split(",")
                       if x.strip()]
-            conds.append(port_api.nodes_where(
-                G.node_id, models.Node.shard.in_(shards)))
+            conds.append(("node.shard", shards))
         if params.get("conductor_groups"):
             resource.need_version(ver, 99, "The 'conductor_groups' filter")
             groups = [g.strip().lower()
                       for g in params["conductor_groups"].split(",")
                       if g.strip()]
-            conds.append(port_api.nodes_where(
-                G.node_id, models.Node.conductor_group.in_(groups)))
+            conds.append(("node.conductor_group", groups))
         return conds
 
     def _list(self, params: dict, detail: bool) -> dict:
-        policy.authorize("baremetal:portgroup:list", method.context())
         ver = method.version()
+        visible = resource.project_filter("portgroup")
         if self.node_ident and ver < _SUBRESOURCES_SINCE:
             raise exception.NotFound()
         args = resource.list_args(SPEC, params, detail=detail, ver=ver,
                                   filters=_FILTERS)
-        rows = db_api.get_instance().get_portgroup_list(
-            filters=self._filters(params, ver),
+        rows = Portgroup.list_rows(
+            self._filters(params, ver) + visible,
             columns=SPEC.columns_for(args.fields), limit=args.limit,
             marker=args.marker, sort_key=args.sort_key,
             sort_dir=args.sort_dir,
@@ -221,19 +222,19 @@ class PortgroupsController(rest.RestController):
     @api_method(min_version=23)
     def get_one(self, ident, **params):
         self._check_top_level()
-        policy.authorize("baremetal:portgroup:get", method.context())
         fields = resource.one_args(SPEC, params, method.version())
-        return show_portgroup(get_portgroup(ident), fields)
+        return show_portgroup(_authorized(ident, "baremetal:portgroup:get"),
+                              fields)
 
     @expose()
     @api_method(min_version=23, status=201)
     def post(self):
         self._check_top_level()
-        policy.authorize("baremetal:portgroup:create", method.context())
         ver = method.version()
         body = method.json_body()
         resource.check_body(SPEC, body, _CREATABLE, ver)
         pg = Portgroup(**_validate(body))
+        resource.authorize_for_node("baremetal:portgroup:create", pg.node_id)
         resource.check_unlocked(pg.node_id)
         pg.create()
         pecan.response.location = \
@@ -244,10 +245,9 @@ class PortgroupsController(rest.RestController):
     @api_method(min_version=23)
     def patch(self, ident):
         self._check_top_level()
-        policy.authorize("baremetal:portgroup:update", method.context())
         ver = method.version()
         patch = method.json_body(list)
-        pg = get_portgroup(ident)
+        pg = _authorized(ident, "baremetal:portgroup:update")
         current = show_portgroup(pg, SPEC.known())
         doc, changed = resource.patch_values(
             SPEC, current, patch, ver=ver, patchable=_PATCHABLE,
@@ -265,8 +265,7 @@ class PortgroupsController(rest.RestController):
     @api_method(min_version=23, status=204)
     def delete(self, ident):
         self._check_top_level()
-        policy.authorize("baremetal:portgroup:delete", method.context())
-        pg = get_portgroup(ident)
+        pg = _authorized(ident, "baremetal:portgroup:delete")
         resource.check_unlocked(pg.node_id)
         try:
             pg.destroy()

@@ -13,11 +13,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Iterable, NamedTuple
 
+from ironic.api import method
 from ironic.api.controllers.v1 import utils as api_utils
-from ironic.common import exception, utils
-from ironic.db import api as db_api
-from ironic.db.sqlalchemy import models
-from ironic.db.sqlalchemy.types import JSONText
+from ironic.common import exception, policy, utils
+from ironic.objects import node as node_obj
+from ironic.objects.base import uuids_for_ids
 
 COMMON_LIST_PARAMS = frozenset(
     {"limit", "marker", "sort_key", "sort_dir", "fields", "detail"})
@@ -30,7 +30,6 @@ class Spec:
     singular: str
     collection: str
     obj_cls: type
-    model: type
     #: API-only fields (not columns) -> minor version that added them.
     api_fields: dict[str, int]
     default_fields: tuple[str, ...]
@@ -58,8 +57,7 @@ class Spec:
                 cols.add(self.sources[name])
             elif name in self.obj_cls.fields:
                 cols.add(name)
-        table_cols = self.model.__table__.columns.keys()
-        return [c for c in table_cols if c in cols]
+        return [c for c in self.obj_cls.table_columns() if c in cols]
 
 
 iso = api_utils.iso
@@ -110,10 +108,10 @@ def _sort_key(spec: Spec, raw: str | None, ver: int) -> str:
     key = raw or "id"
     if key == "id":
         return key
-    column = spec.model.__table__.columns.get(key)
     # JSON documents have no meaningful order.
-    sortable = key in spec.obj_cls.fields and column is not None and \
-        not isinstance(column.type, JSONText)
+    sortable = key in spec.obj_cls.fields and \
+        key in spec.obj_cls.table_columns() and \
+        key not in spec.obj_cls.json_columns()
     if not sortable:
         raise exception.InvalidParameterValue(
             err=f"The sort_key value \"{key}\" is an invalid field for "
@@ -131,7 +129,7 @@ def list_args(spec: Spec, params: dict[str, Any], *, detail: bool,
             err=f"Unknown query parameter(s): {', '.join(sorted(unknown))}")
     fields = _parse_fields(spec, params.get("fields"), ver)
     if params.get("detail") is not None:
-        need_version(ver, 43, "The 'detail' parameter")
+        api_utils.check_detail_version(ver)
         detail = detail or bool(api_utils.parse_bool(params["detail"],
                                                      "detail"))
     if fields is not None and detail:
@@ -228,9 +226,9 @@ class NodeRef(NamedTuple):
     reservation: str | None
 
 
-def _node_refs(condition) -> list[NodeRef]:
-    rows = db_api.get_instance().get_node_list(
-        filters=[condition], columns=["id", "uuid", "reservation"])
+def _node_refs(*criteria: tuple[str, Any]) -> list[NodeRef]:
+    rows = node_obj.list_rows(criteria, columns=["id", "uuid",
+                                                 "reservation"])
     return [NodeRef(r["id"], r["uuid"], r["reservation"]) for r in rows]
 
 
@@ -243,11 +241,8 @@ def node_for_body(ident: Any, *, allow_name: bool) -> NodeRef:
         if allow_name:
             raise exception.InvalidUuidOrName(name=ident)
         raise exception.InvalidUUID(uuid=ident)
-    column = models.Node.uuid if utils.is_uuid_like(ident) \
-        else models.Node.name
-    value = utils.normalize_uuid(ident) if utils.is_uuid_like(ident) \
-        else ident
-    found = _node_refs(column == value)
+    found = _node_refs(("uuid", utils.normalize_uuid(ident))
+                       if utils.is_uuid_like(ident) else ("name", ident))
     if not found:
         raise exception.InvalidParameterValue(
             err=str(exception.NodeNotFound(node=ident)))
@@ -271,17 +266,63 @@ def check_unlocked(*node_ids: int) -> None:
     Ports and portgroups describe the node's wiring; the conductor working
     on a locked node relies on it staying as it is.
     """
-    for node in _node_refs(models.Node.id.in_(set(node_ids))):
+    for node in _node_refs(("ids", list(set(node_ids)))):
         if node.reservation:
             raise exception.NodeLocked(node=node.uuid,
                                        host=node.reservation)
 
 
 def node_uuids(rows: list[dict]) -> dict[int, str]:
-    return db_api.get_instance().uuids_for_ids(
-        "node", (r.get("node_id") for r in rows))
+    return uuids_for_ids("node", (r.get("node_id") for r in rows))
 
 
 def portgroup_uuids(rows: list[dict]) -> dict[int, str]:
-    return db_api.get_instance().uuids_for_ids(
-        "portgroup", (r.get("portgroup_id") for r in rows))
+    return uuids_for_ids("portgroup", (r.get("portgroup_id") for r in rows))
+
+
+# --- items that belong to a node: ports, port groups, volumes ---------------
+
+def _node_target(node_id: int | None) -> dict[str, str]:
+    if node_id is None:
+        return {}
+    rows = node_obj.list_rows([("id", node_id)],
+                              columns=["id", "owner", "lessee"])
+    if not rows:
+        return {}
+    return {key: value for key, value in (("node.owner", rows[0]["owner"]),
+                                          ("node.lessee", rows[0]["lessee"]))
+            if value}
+
+
+def check_node_item(kind: str, rule: str, node_id: int | None,
+                    missing: Exception) -> None:
+    """The caller may do ``rule`` (``baremetal:<kind>:<verb>``) to an item
+    of the node ``node_id``: ``missing`` (404) when it may not see the
+    item (its node belongs to neither of the caller's projects), 403 when
+    it may see but not do it."""
+    ctx = method.context()
+    if not policy.enforced(ctx):
+        return
+    target = _node_target(node_id)
+    if not policy.allowed(f"baremetal:{kind}:get", ctx, target):
+        raise missing
+    policy.authorize(rule, ctx, target)
+
+
+def authorize_for_node(rule: str, node_id: int | None) -> None:
+    """403 unless the caller may do ``rule`` with the node ``node_id``
+    as the target (creating an item for it)."""
+    policy.authorize(rule, method.context(), _node_target(node_id))
+
+
+def project_filter(kind: str) -> list[tuple[str, Any]]:
+    """Criteria limiting a list of ``kind`` (items with a node) to the
+    items of the nodes the caller's project owns or leases (none for
+    callers who may list all); 403 for a caller who may list neither."""
+    ctx = method.context()
+    if not policy.enforced(ctx):
+        return []
+    project = policy.list_project(kind, ctx)
+    if project is None:
+        return []
+    return [("node.project", project)]

@@ -8,6 +8,7 @@ its own traits (``/v1/runbooks/{runbook}/traits``).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pecan
@@ -19,8 +20,7 @@ from ironic.api.controllers.v1 import node as node_api
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import exception, policy, utils
-from ironic.db import api as db_api
-from ironic.db.sqlalchemy import models
+from ironic.objects import records
 
 MIN_VERSION = 92
 TRAITS_VERSION = 112
@@ -64,12 +64,23 @@ def _visible(ver: int) -> list[str]:
     return [f for f, since in _FIELDS.items() if since <= ver]
 
 
+#: From 1.112 a runbook name may be any RFC 3986 unreserved string: the
+#: runbook's own traits say which nodes may run it.
+_UNRESERVED = re.compile(r"[A-Za-z0-9._~-]+")
+
+
+def _check_name(name: str, ver: int) -> None:
+    if ver >= TRAITS_VERSION and _UNRESERVED.fullmatch(name):
+        return
+    node_sub.validate_trait(name)
+
+
 def _validate(doc: dict, ver: int) -> dict:
     if "description" in doc and ver < TRAITS_VERSION:
         raise exception.NotAcceptable(
             f"'description' needs API version 1.{TRAITS_VERSION} or newer.")
     api_utils.validate(SCHEMA, doc, "runbook")
-    node_sub.validate_trait(doc["name"])
+    _check_name(doc["name"], ver)
     orders = [s["order"] for s in doc["steps"]]
     if len(set(orders)) != len(orders):
         raise exception.InvalidParameterValue(
@@ -88,8 +99,7 @@ def _validate(doc: dict, ver: int) -> dict:
 def _views(rows: list, fields: list[str]) -> list[dict]:
     traits = {}
     if "traits" in fields:
-        traits = db_api.get_instance().get_runbook_traits(
-            [r.id for r in rows])
+        traits = records.runbook_traits(r.id for r in rows)
     out = []
     for row in rows:
         doc: dict[str, Any] = {}
@@ -106,11 +116,15 @@ def _views(rows: list, fields: list[str]) -> list[dict]:
     return out
 
 
+def traits_of(book: Any) -> list[str]:
+    """The traits of the runbook row ``book``."""
+    return records.runbook_traits([book.id]).get(book.id, [])
+
+
 def _get(ident: str):
-    dbapi = db_api.get_instance()
     if utils.is_uuid_like(ident):
-        return dbapi.get_runbook(utils.normalize_uuid(ident))
-    return dbapi.get_runbook(ident, by_name=True)
+        return records.RUNBOOKS.get(utils.normalize_uuid(ident))
+    return records.RUNBOOKS.get(ident, by_name=True)
 
 
 def _list(params: dict, ver: int) -> dict:
@@ -131,16 +145,15 @@ def _list(params: dict, ver: int) -> dict:
         raise exception.InvalidParameterValue(
             err=f"The sort_key value \"{sort_key}\" is an invalid field for "
                 f"sorting")
-    R = models.Runbook
-    filters = []
+    criteria = []
     if params.get("public") is not None:
-        filters.append(R.public.is_(
-            api_utils.parse_bool(params["public"], "public")))
+        criteria.append(("public", api_utils.parse_bool(params["public"],
+                                                        "public")))
     if params.get("project") is not None:
-        filters.append(R.owner == params["project"])
+        criteria.append(("owner", params["project"]))
     limit = api_utils.parse_limit(params.get("limit"))
-    rows = db_api.get_instance().get_runbook_list(
-        filters, limit=limit,
+    rows = records.RUNBOOKS.list(
+        criteria, limit=limit,
         marker=api_utils.check_marker(params.get("marker")),
         sort_key=sort_key,
         sort_dir=api_utils.parse_sort_dir(params.get("sort_dir")))
@@ -158,7 +171,7 @@ class RunbookTraitsController(rest.RestController):
     def get_all(self):
         policy.authorize("baremetal:runbook:get", method.context())
         rb = _get(self.ident)
-        return {"traits": db_api.get_instance().get_runbook_traits(
+        return {"traits": records.runbook_traits(
             [rb.id])[rb.id]}
 
     @expose()
@@ -166,28 +179,26 @@ class RunbookTraitsController(rest.RestController):
     def put(self, trait: str | None = None):
         policy.authorize("baremetal:runbook:update", method.context())
         rb = _get(self.ident)
-        dbapi = db_api.get_instance()
         if trait is None:
-            dbapi.set_runbook_traits(rb.id, node_sub._traits_body())
+            records.set_runbook_traits(rb.id, node_sub._traits_body())
             return
         node_sub.validate_trait(trait)
-        current = dbapi.get_runbook_traits([rb.id])[rb.id]
+        current = records.runbook_traits([rb.id])[rb.id]
         if trait not in current and len(current) >= node_sub.TRAIT_LIMIT:
             raise exception.InvalidParameterValue(
                 err=f"A runbook can have at most {node_sub.TRAIT_LIMIT} "
                     f"traits.")
-        dbapi.set_runbook_traits(rb.id, [trait], replace=False)
+        records.set_runbook_traits(rb.id, [trait], replace=False)
 
     @expose()
     @api_method(min_version=TRAITS_VERSION, status=204)
     def delete(self, trait: str | None = None):
         policy.authorize("baremetal:runbook:update", method.context())
         rb = _get(self.ident)
-        dbapi = db_api.get_instance()
         if trait is None:
-            dbapi.set_runbook_traits(rb.id, [])
+            records.set_runbook_traits(rb.id, [])
         else:
-            dbapi.delete_runbook_trait(rb.id, trait)
+            records.delete_runbook_trait(rb.id, trait)
 
 
 class RunbooksController(rest.RestController):
@@ -217,18 +228,18 @@ class RunbooksController(rest.RestController):
         return _views([_get(ident)], fields or _visible(ver))[0]
 
     @expose()
-    @api_method(min_version=MIN_VERSION, status=201)
+    @api_method(min_version=MIN_VERSION, status=201, too_old=405)
     def post(self):
         policy.authorize("baremetal:runbook:create", method.context())
         ver = method.version()
         values = _validate(method.json_body(), ver)
-        obj = db_api.get_instance().save_runbook(values)
+        obj = records.RUNBOOKS.save(values)
         pecan.response.location = (f"{method.public_url()}/v1/runbooks/"
                                    f"{obj.uuid}")
         return _views([obj], _visible(ver))[0]
 
     @expose()
-    @api_method(min_version=MIN_VERSION)
+    @api_method(min_version=MIN_VERSION, too_old=405)
     def patch(self, ident):
         policy.authorize("baremetal:runbook:update", method.context())
         ver = method.version()
@@ -245,11 +256,11 @@ class RunbooksController(rest.RestController):
         values = _validate(patched, ver)
         changed = {k: v for k, v in values.items()
                    if k != "uuid" and getattr(obj, k) != v}
-        obj = db_api.get_instance().save_runbook(changed, obj.id)
+        obj = records.RUNBOOKS.save(changed, obj.id)
         return _views([obj], _visible(ver))[0]
 
     @expose()
-    @api_method(min_version=MIN_VERSION, status=204)
+    @api_method(min_version=MIN_VERSION, status=204, too_old=405)
     def delete(self, ident):
         policy.authorize("baremetal:runbook:delete", method.context())
-        db_api.get_instance().destroy_runbook(_get(ident).id)
+        records.RUNBOOKS.destroy(_get(ident).id)

@@ -7,7 +7,7 @@ from pecan import rest
 from ironic.api import method
 from ironic.api.method import api_method, expose
 from ironic.common import exception, policy
-from ironic.db import api as db_api
+from ironic.objects import node_counts
 
 
 class ShardsController(rest.RestController):
@@ -21,4 +21,4 @@ class ShardsController(rest.RestController):
         # Unsharded nodes are reported under the name "None".
         return {"shards": [
             {"name": str(name), "count": count}
-            for name, count in db_api.get_instance().get_shard_counts()]}
+            for name, count in node_counts.by_shard()]}

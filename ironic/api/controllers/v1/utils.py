@@ -43,9 +43,14 @@ def mask_secrets(info: dict | None) -> dict:
     if not info:
         return {} if info is None else info
     masked = strutils.mask_dict_password(info, MASK)
-    # Key names oslo.utils does not recognize as secrets (the BMC K_g key).
-    return {k: MASK if k in ("ipmi_hex_kg_key",) else v
+    # Key names oslo.utils does not recognize as secrets (the BMC K_g key,
+    # SNMPv3 keys).
+    return {k: MASK if k in _MORE_SECRETS and v else v
             for k, v in masked.items()}
+
+
+_MORE_SECRETS = frozenset({"ipmi_hex_kg_key", "snmp_auth_key",
+                           "snmp_priv_key"})
 
 
 def parse_bool(value: str | bool | None, name: str) -> bool | None:
@@ -57,6 +62,14 @@ def parse_bool(value: str | bool | None, name: str) -> bool | None:
         raise exception.InvalidParameterValue(
             err=f"Invalid value for {name}: {value!r}; expected a "
                 f"boolean.") from e
+
+
+def check_detail_version(ver: int) -> None:
+    """``?detail=`` on a list needs 1.43; before, it is an unknown query
+    parameter (400, as the reference answers), not a version error."""
+    if ver < 43:
+        raise exception.InvalidParameterValue(
+            err="Invalid query parameter ?detail=True received.")
 
 
 def parse_limit(limit: str | int | None) -> int:

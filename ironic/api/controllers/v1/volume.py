@@ -17,11 +17,12 @@ from pecan import rest
 
 from ironic.api import method
 from ironic.api.controllers.v1 import node as node_api
+from ironic.api.controllers.v1 import resource
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import exception, policy, states, utils
-from ironic.db import api as db_api
-from ironic.db.sqlalchemy import models
+from ironic.objects import records
+from ironic.objects.base import uuids_for_ids
 
 MIN_VERSION = 32
 CONNECTOR_TYPES = ("iqn", "ip", "mac", "wwnn", "wwpn", "port", "portgroup")
@@ -31,9 +32,10 @@ _STRING = {"type": "string", "minLength": 1, "maxLength": 255}
 class _Kind:
     """What differs between connectors and targets."""
 
-    def __init__(self, name: str, key: str, model, columns: tuple,
+    def __init__(self, name: str, key: str, store: records.VolumeRecords,
+                 columns: tuple,
                  default_fields: tuple, schema: dict):
-        self.name, self.key, self.model = name, key, model
+        self.name, self.key, self.store = name, key, store
         self.columns, self.default_fields = columns, default_fields
         self.schema = {"type": "object", "properties": {
             "uuid": {"type": ["string", "null"]},
@@ -49,13 +51,13 @@ class _Kind:
 
 
 CONNECTORS = _Kind(
-    "volume_connector", "connectors", models.VolumeConnector,
+    "volume_connector", "connectors", records.VOLUME_CONNECTORS,
     ("type", "connector_id"),
     ("uuid", "node_uuid", "type", "connector_id", "links"),
     {"type": {"type": "string", "enum": list(CONNECTOR_TYPES)},
      "connector_id": _STRING})
 TARGETS = _Kind(
-    "volume_target", "targets", models.VolumeTarget,
+    "volume_target", "targets", records.VOLUME_TARGETS,
     ("volume_type", "properties", "boot_index", "volume_id"),
     ("uuid", "node_uuid", "volume_type", "boot_index", "volume_id",
      "links"),
@@ -113,17 +115,18 @@ def _list(kind: _Kind, params: dict, node_id: int | None,
                 "request.")
     fields = fields or list(kind.fields if detail else kind.default_fields)
     if params.get("node") is not None:
-        node_id = _node_id(params["node"])
-    filters = [] if node_id is None else [kind.model.node_id == node_id]
+        # A filter naming no node is not found (a body's is a bad input).
+        node_id = node_api.get_node(params["node"]).id
+    criteria = [] if node_id is None else [("node_id", node_id)]
+    criteria += resource.project_filter("volume")
     limit = api_utils.parse_limit(params.get("limit"))
-    rows = db_api.get_instance().get_volume_list(
-        kind.name, filters, limit=limit,
+    rows = kind.store.list(
+        criteria, limit=limit,
         marker=api_utils.check_marker(params.get("marker")),
         sort_key=params.get("sort_key") or "id",
         sort_dir=api_utils.parse_sort_dir(params.get("sort_dir")))
     rows = [_row(r) for r in rows]
-    uuids = db_api.get_instance().uuids_for_ids(
-        "node", (r["node_id"] for r in rows))
+    uuids = uuids_for_ids("node", (r["node_id"] for r in rows))
     items = [_view(kind, r, fields, uuids) for r in rows]
     return api_utils.collection(kind.key, items, limit, url, params,
                                 rows[-1]["uuid"] if rows else None)
@@ -131,7 +134,7 @@ def _list(kind: _Kind, params: dict, node_id: int | None,
 
 def _show(kind: _Kind, obj, fields: list[str] | None = None) -> dict:
     row = _row(obj)
-    uuids = db_api.get_instance().uuids_for_ids("node", [row["node_id"]])
+    uuids = uuids_for_ids("node", [row["node_id"]])
     return _view(kind, row, fields or kind.fields, uuids)
 
 
@@ -146,12 +149,24 @@ def _values(kind: _Kind, doc: dict) -> dict:
     return values
 
 
-def _check_node_idle(node_id: int, action: str) -> None:
+#: Where a volume connector or target may go whatever the node's power.
+_DELETE_ANY_POWER = frozenset({states.ENROLL, states.MANAGEABLE,
+                               states.ADOPTFAIL})
+
+
+def _check_node_idle(node_id: int, kind: _Kind, deleting: bool) -> None:
+    """An update needs the node powered off; a deletion too, unless the
+    node is not yet (or no longer) in use. The action named in the error
+    is what clients match on."""
     node = node_api.Node.get(node_id)
     node_api.check_not_locked(node)
-    if node.power_state == states.POWER_ON:
-        raise exception.InvalidStateRequested(
-            action=action, node=node.uuid, state=node.power_state)
+    if node.power_state == states.POWER_OFF or (
+            deleting and node.provision_state in _DELETE_ANY_POWER):
+        return
+    action = kind.name.replace("_", " ") + \
+        (" deletion" if deleting else " update")
+    raise exception.InvalidStateRequested(
+        action=action, node=node.uuid, state=node.power_state)
 
 
 class _VolumeCollection(api_utils.ItemLookup, rest.RestController):
@@ -168,36 +183,42 @@ class _VolumeCollection(api_utils.ItemLookup, rest.RestController):
     @expose()
     @api_method(min_version=MIN_VERSION)
     def get_all(self, **params):
-        policy.authorize("baremetal:volume:get", method.context())
         node_id = None
         if self.node_ident:
-            node_id = node_api.get_node(self.node_ident).id
+            node_id = node_api.authorized_node(
+                self.node_ident, "baremetal:volume:get").id
         return _list(self.kind, params, node_id, self._url())
 
     @expose()
     @api_method(min_version=MIN_VERSION)
     def get_one(self, ident, **params):
-        policy.authorize("baremetal:volume:get", method.context())
         if self.node_ident or set(params) - {"fields"}:
             raise exception.NotFound()
         fields = api_utils.parse_fields(params.get("fields"),
                                         self.kind.fields)
-        return _show(self.kind, self._get(ident), fields)
+        return _show(self.kind, self._get(ident, "get"), fields)
 
-    def _get(self, ident: str):
+    def _get(self, ident: str, verb: str):
+        """The item, once the caller may ``verb`` it (404 when it may not
+        see it)."""
         if not utils.is_uuid_like(ident):
             raise exception.InvalidUUID(uuid=ident)
-        return db_api.get_instance().get_volume(
-            self.kind.name, utils.normalize_uuid(ident))
+        obj = self.kind.store.get(utils.normalize_uuid(ident))
+        resource.check_node_item(
+            "volume", f"baremetal:volume:{verb}", obj.node_id,
+            exception.NotFound(f"The {self.kind.name.replace('_', ' ')} "
+                               f"{ident} could not be found."))
+        return obj
 
     @expose()
     @api_method(min_version=MIN_VERSION, status=201)
     def post(self):
-        policy.authorize("baremetal:volume:create", method.context())
         if self.node_ident:
             raise exception.HTTPForbidden(resource="volume")
         values = _values(self.kind, method.json_body())
-        obj = db_api.get_instance().create_volume(self.kind.name, values)
+        resource.authorize_for_node("baremetal:volume:create",
+                                    values["node_id"])
+        obj = self.kind.store.create(values)
         pecan.response.location = (f"{method.public_url()}/v1/volume/"
                                    f"{self.kind.key}/{obj.uuid}")
         return _show(self.kind, obj)
@@ -205,11 +226,10 @@ class _VolumeCollection(api_utils.ItemLookup, rest.RestController):
     @expose()
     @api_method(min_version=MIN_VERSION)
     def patch(self, ident):
-        policy.authorize("baremetal:volume:update", method.context())
         if self.node_ident:
             raise exception.HTTPForbidden(resource="volume")
         patch = method.json_body(list)
-        obj = self._get(ident)
+        obj = self._get(ident, "update")
         current = _show(self.kind, obj)
         editable = {"node_uuid", "extra", *self.kind.columns}
         patched = api_utils.apply_patch(
@@ -219,23 +239,21 @@ class _VolumeCollection(api_utils.ItemLookup, rest.RestController):
         doc = {k: patched[k] for k in editable if k in patched}
         doc.setdefault("extra", {})
         values = _values(self.kind, doc)
-        _check_node_idle(obj.node_id, f"update {self.kind.name}")
+        _check_node_idle(obj.node_id, self.kind, deleting=False)
         if values["node_id"] != obj.node_id:
-            _check_node_idle(values["node_id"], f"update {self.kind.name}")
+            _check_node_idle(values["node_id"], self.kind, deleting=False)
         changed = {k: v for k, v in values.items() if getattr(obj, k) != v}
-        obj = db_api.get_instance().update_volume(self.kind.name, obj.id,
-                                                  changed)
+        obj = self.kind.store.update(obj.id, changed)
         return _show(self.kind, obj)
 
     @expose()
     @api_method(min_version=MIN_VERSION, status=204)
     def delete(self, ident):
-        policy.authorize("baremetal:volume:delete", method.context())
         if self.node_ident:
             raise exception.HTTPForbidden(resource="volume")
-        obj = self._get(ident)
-        _check_node_idle(obj.node_id, f"delete {self.kind.name}")
-        db_api.get_instance().destroy_volume(self.kind.name, obj.id)
+        obj = self._get(ident, "delete")
+        _check_node_idle(obj.node_id, self.kind, deleting=True)
+        self.kind.store.destroy(obj.id)
 
 
 class ConnectorsController(_VolumeCollection):
@@ -267,8 +285,9 @@ class VolumeController(rest.RestController):
     @expose()
     @api_method(min_version=MIN_VERSION)
     def get_all(self):
-        policy.authorize("baremetal:volume:get", method.context())
+        policy.authorize("baremetal:volume:list", method.context())
         if self.node_ident:
-            node = node_api.get_node(self.node_ident)
+            node = node_api.authorized_node(self.node_ident,
+                                            "baremetal:volume:get")
             return _root_doc(f"nodes/{node.uuid}/volume")
         return _root_doc("volume")

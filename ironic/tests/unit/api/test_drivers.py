@@ -89,9 +89,12 @@ def test_properties(database, config):
     from ironic.api import app as api_app
     ifx.register_test_conductor()
     api = ifx.ApiClient(api_app.setup_app())
-    assert api.get("/v1/drivers/fake-hardware/properties").json == {}
+    # The fake vendor interface describes two made-up keys, as the
+    # reference's does.
+    assert api.get("/v1/drivers/fake-hardware/properties").json == {
+        "B1": "B1 description. Required.", "B2": "B2 description. Required."}
     props = api.get("/v1/drivers/example-hw/properties").json
-    assert set(props) == {"example_address", "example_outlet"}
+    assert set(props) == {"example_address", "example_outlet", "B1", "B2"}
     assert "Required" in props["example_address"]
     assert api.get("/v1/drivers/nope/properties").status_int == 404
 

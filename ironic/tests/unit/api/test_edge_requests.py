@@ -182,3 +182,20 @@ def test_patches_cannot_grow_a_document_past_the_depth_limit(api, ids):
 def test_a_url_that_is_not_utf8_is_400(api, path):
     message = _status(api.get(path), 400)
     assert "not valid UTF-8" in message
+
+
+@pytest.mark.parametrize("host", ['evil.example/<x>"', "a b", "x:port",
+                                  "[::1"])
+def test_a_malformed_host_is_never_echoed_into_links(api, host):
+    resp = api.get("/v1", headers={"Host": host})
+    assert resp.status_int == 200
+    assert host.encode() not in resp.body
+    # The address the server listens on instead.
+    assert resp.json["links"][0]["href"] == "http://localhost/v1/"
+
+
+@pytest.mark.parametrize("host", ["api.example:6385", "10.0.0.1",
+                                  "[fd00::1]:6385"])
+def test_a_well_formed_host_names_the_links(api, host):
+    resp = api.get("/v1", headers={"Host": host})
+    assert resp.json["links"][0]["href"].startswith(f"http://{host}/")

@@ -180,7 +180,8 @@ def test_bad_patches(api, patch, status, match):
     ({"actions": [{"op": "nope", "args": {}}]}, "is not one of"),
     ({"actions": [{"op": "fail", "args": {}}]},
      "missing required argument\\(s\\): msg"),
-    ({"actions": [{"op": "fail", "args": ["m", "x"]}]}, "at most 1"),
+    ({"actions": [{"op": "fail", "args": []}]},
+     "missing required argument\\(s\\): msg"),
     ({"actions": [ACTION], "uuid": "bad"}, "Expected a UUID"),
     ({"actions": [ACTION], "scope": "x"}, "Additional properties"),
     ({"actions": [ACTION], "priority": -1}, "minimum of 0"),
@@ -262,3 +263,21 @@ def test_version_gating(api):
     assert "inspection_rules" not in api.get("/v1", version=old).json
     links = api.get("/v1", version=V).json["inspection_rules"]
     assert links[0]["href"] == f"http://localhost{URL}/"
+
+
+@pytest.mark.parametrize("step", [
+    {"op": "eq", "args": ["node:memory_mb", 4096]},
+    {"op": "eq", "args": ["a"]},
+    # Values past the last parameter are dropped, as the reference does.
+    {"op": "eq", "args": ["a", "b", "c"]},
+])
+def test_list_args_are_positional(api, step):
+    """``args`` as a list is documented as Python's *args: matched to the
+    parameters in order, their values taken as given."""
+    resp = api.post(URL, {"conditions": [step], "actions": [ACTION]})
+    assert resp.status_int == 201, resp.body
+    assert resp.json["conditions"] == [step]
+    patched = api.patch(f"{URL}/{resp.json['uuid']}", [
+        {"op": "replace", "path": "/conditions/0",
+         "value": {"op": "gt", "args": ["node:cpus", 4]}}])
+    assert patched.status_int == 200, patched.body

@@ -158,3 +158,49 @@ def test_errors_are_not_stored(api, node):
     assert api.get("/v1/nodes/no-such-node").status_int == 404
     assert api.get(f"/v1/nodes/{node['uuid']}?fields=nope").status_int == 400
     assert api.get(f"/v1/nodes/{node['uuid']}").status_int == 200
+
+
+@pytest.fixture
+def keystone_api(database, config, monkeypatch):
+    """The API under keystone, callers described by the X-* headers
+    keystonemiddleware sets once it validated a token."""
+    from keystonemiddleware import auth_token
+
+    from ironic.api import app as api_app
+    from ironic.common import policy
+    from ironic.conf import CONF
+    for group, opts in auth_token.list_opts():
+        CONF.register_opts(opts, group=group)
+    config(auth_strategy="keystone")
+    policy.reset()
+    monkeypatch.setattr(auth_token, "AuthProtocol", lambda app, _conf: app)
+    ifx.register_test_conductor()
+    node_api.reset_documents()
+    yield ifx.ApiClient(api_app.setup_app(), "latest")
+    policy.reset()
+
+
+def test_a_document_is_never_served_to_a_caller_allowed_less(keystone_api,
+                                                              renders):
+    system = {"X-Roles": "admin,member,reader",
+              "OpenStack-System-Scope": "all"}
+    owner = {"X-Roles": "reader", "X-Project-Id": "p1"}
+    lessee = {"X-Roles": "reader", "X-Project-Id": "p2"}
+    created = keystone_api.post(
+        "/v1/nodes", {"driver": "fake-hardware", "owner": "p1",
+                      "lessee": "p2", "driver_info": {"bmc": "10.0.0.1"}},
+        headers=system).json
+    url = f"/v1/nodes/{created['uuid']}"
+    for _ in range(2):
+        assert keystone_api.get(url, headers=owner).json[
+            "driver_info"] == {"bmc": "10.0.0.1"}
+        seen = keystone_api.get(url, headers=lessee).json
+        assert seen["driver_info"] == {"content": (
+            "** Redacted - requires baremetal:node:get:driver_info "
+            "permission. **")}
+        assert seen["reservation"].startswith("** Redacted")
+    # The system's reader and the owner are allowed the same fields: one
+    # document serves both; the lessee's is its own.
+    assert len(renders) == 2
+    assert keystone_api.get(url, headers={
+        "X-Roles": "reader", "X-Project-Id": "p3"}).status_int == 404

@@ -65,8 +65,8 @@ def test_patch_state_rules_are_checked_by_the_conductor(env):
     uuid = _node(env)
     resp = env.patch(f"/v1/nodes/{uuid}",
                      [{"op": "add", "path": "/protected", "value": True}])
-    assert resp.status_int == 400
-    assert "protect" in ifx.error_message(resp)
+    assert resp.status_int == 409
+    assert "can only be made protected" in ifx.error_message(resp)
     _set(uuid, instance_uuid="9a0c4bcb-27b8-4b14-a7be-ee4c0a3d5d4e")
     resp = env.patch(f"/v1/nodes/{uuid}",
                      [{"op": "replace", "path": "/instance_uuid",
@@ -116,7 +116,9 @@ def test_delete_of_busy_node_is_409_unless_maintenance(env, state):
 def test_delete_refuses_protected_and_associated_nodes(env):
     uuid = _node(env)
     _set(uuid, protected=True, maintenance=True)
-    assert env.delete(f"/v1/nodes/{uuid}").status_int == 409
+    resp = env.delete(f"/v1/nodes/{uuid}")
+    assert resp.status_int == 403
+    assert "is protected" in ifx.error_message(resp)
     _set(uuid, protected=False,
          instance_uuid="9a0c4bcb-27b8-4b14-a7be-ee4c0a3d5d4e")
     resp = env.delete(f"/v1/nodes/{uuid}")

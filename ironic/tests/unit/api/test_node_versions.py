@@ -91,7 +91,7 @@ def test_filters_are_version_gated(api):
     assert api.get("/v1/nodes?driver=x", version="1.16").status_int == 200
     assert api.get("/v1/nodes?owner=p", version="1.49").status_int == 406
     assert api.get("/v1/nodes?owner=p", version="1.50").status_int == 200
-    assert api.get("/v1/nodes?detail=true", version="1.42").status_int == 406
+    assert api.get("/v1/nodes?detail=true", version="1.42").status_int == 400
     assert api.get("/v1/nodes?detail=true", version="1.43").status_int == 200
 
 
@@ -241,7 +241,9 @@ def test_protected_rules(api_newest):
     url = f"/v1/nodes/{node['uuid']}"
     resp = api.patch(url, [{"op": "replace", "path": "/protected",
                             "value": True}])
-    assert resp.status_int == 400  # only active nodes can be protected
+    # Only active (or rescued) nodes can be protected: a conflict.
+    assert resp.status_int == 409
+    assert "'active' or 'rescue'" in error_message(resp)
     _db_update(node["uuid"], provision_state="active")
     resp = api.patch(url, [{"op": "replace", "path": "/protected_reason",
                             "value": "why"}])
@@ -271,17 +273,34 @@ def test_retired_rules(api_newest):
     _db_update(node["uuid"], provision_state="available")
     resp = api.patch(url, [{"op": "replace", "path": "/retired",
                             "value": True}])
-    assert resp.status_int == 400
+    assert resp.status_int == 409
+    assert "can not have 'retired' set" in error_message(resp)
 
 
-def test_instance_name_follows_display_name(api_newest):
+def test_instance_name_takes_display_name_only_while_empty(api_newest):
     api = api_newest
     node = _create(api, instance_info={"display_name": "vm-1"})
     assert node["instance_name"] == "vm-1"
-    resp = api.patch(f"/v1/nodes/{node['uuid']}", [
-        {"op": "add", "path": "/instance_info/display_name",
-         "value": "vm-2"}])
-    assert resp.json["instance_name"] == "vm-2"
+    url = f"/v1/nodes/{node['uuid']}"
+
+    def patch(*ops):
+        resp = api.patch(url, list(ops))
+        assert resp.status_int == 200, resp.body
+        return resp.json["instance_name"]
+
+    # Set once, it stays: a later display_name does not overwrite it...
+    assert patch({"op": "add", "path": "/instance_info/display_name",
+                  "value": "vm-2"}) == "vm-1"
+    assert patch({"op": "replace", "path": "/instance_name",
+                  "value": "explicit"}) == "explicit"
+    assert patch({"op": "replace", "path": "/instance_info",
+                  "value": {"display_name": "vm-3"}}) == "explicit"
+    # ... and replacing instance_info does not null it.
+    assert patch({"op": "replace", "path": "/instance_info",
+                  "value": {}}) == "explicit"
+    assert patch({"op": "remove", "path": "/instance_name"}) is None
+    assert patch({"op": "add", "path": "/instance_info/display_name",
+                  "value": "vm-4"}) == "vm-4"
 
 
 def test_patch_key_with_slash(api_newest):
@@ -308,8 +327,13 @@ def test_traits_put_body_and_limit(api):
     assert api.put(f"{url}/CUSTOM_MORE").status_int == 400
     assert api.put(url, {"traits": traits + ["CUSTOM_X"]}).status_int == 400
     assert api.put(url, {"traits": ["lower"]}).status_int == 400
+    # Custom traits are upper case, as the reference's schema says.
+    assert api.put(url, {"traits": ["CUSTOM_lower"]}).status_int == 400
     assert api.put(url, {"nope": []}).status_int == 400
-    assert api.get(url, version="1.36").status_int == 404
+    # Before 1.37: GET not acceptable, PUT not allowed, DELETE not found.
+    assert api.get(url, version="1.36").status_int == 406
+    assert api.put(url, {"traits": []}, version="1.36").status_int == 405
+    assert api.delete(url, version="1.36").status_int == 404
     doc = api.get(f"/v1/nodes/{node['uuid']}").json
     assert len(doc["traits"]) == 50
     assert api.delete(url).status_int == 204
@@ -448,6 +472,38 @@ def test_project_scoped_admin_owns_what_it_creates(database, config,
                                       "owner": "p2"}, headers=p1)
     assert other.status_int == 403
     url = f"/v1/nodes/{node.json['uuid']}"
-    assert client.delete(url, headers=p2).status_int == 403
+    # Another project does not even see the node.
+    assert client.delete(url, headers=p2).status_int == 404
     assert client.delete(url, headers=p1).status_int == 204
     policy.reset()
+
+
+def test_instance_info_image_url_is_masked(api_newest):
+    node = _create(api_newest, instance_info={
+        "image_url": "http://swift/temp?sig=abc", "image_source": "img"})
+    assert node["instance_info"] == {"image_url": "******",
+                                     "image_source": "img"}
+
+
+def test_list_filters_the_reference_applies_at_any_version(api_newest):
+    _create(api_newest, description="rack 7")
+    assert api_newest.get("/v1/nodes?retired=true",
+                          version="1.60").json["nodes"] == []
+    found = api_newest.get("/v1/nodes?description_contains=rack",
+                           version="1.50").json["nodes"]
+    assert len(found) == 1
+    # A parent that does not exist has no children.
+    assert api_newest.get(
+        "/v1/nodes?parent_node=1be26c0b-03f2-4d2e-ae87-c02d7f33c123"
+    ).json["nodes"] == []
+
+
+def test_service_on_a_node_that_cannot_is_400_at_any_version(api_newest):
+    node = _create(api_newest)
+    url = f"/v1/nodes/{node['uuid']}/states/provision"
+    for verb, version in (("service", "1.86"), ("unhold", "1.84")):
+        resp = api_newest.put(url, {"target": verb}, version=version)
+        assert resp.status_int == 400, resp.body
+    resp = api_newest.put(url, {"target": "rescue", "rescue_password": "x"},
+                          version="1.37")
+    assert resp.status_int == 406

@@ -195,6 +195,33 @@ def test_chunked_body_within_the_limit_is_served(api):
     assert resp.json["name"] == "chunky"
 
 
+class _BrokenInput:
+    """A WSGI server's input stream on a malformed chunked body (gunicorn
+    raises its own parse errors, mod_wsgi an OSError)."""
+
+    def __init__(self, error: Exception):
+        self.error = error
+
+    def read(self, n=-1):
+        raise self.error
+
+
+@pytest.mark.parametrize("error", [ValueError("Invalid chunk size: b'-2'"),
+                                   OSError("request data read error")])
+def test_a_body_the_server_cannot_read_is_400(api, error):
+    import webob
+    req = webob.Request.blank("/v1/nodes", method="POST", headers={
+        "X-OpenStack-Ironic-API-Version": "latest",
+        "Content-Type": "application/json",
+        "Transfer-Encoding": "chunked"})
+    req.environ["wsgi.input"] = _BrokenInput(error)
+    req.environ.pop("CONTENT_LENGTH", None)
+    resp = req.get_response(api.app)
+    assert resp.status_int == 400, resp.body
+    assert "could not be read" in error_message(resp)
+    assert api.get("/v1/nodes").json["nodes"] == []
+
+
 def test_body_fields_are_not_handler_arguments(api, node):
     # pecan would hand {"trait": ...} to put(trait=...), adding one trait
     # instead of validating a traits document.
@@ -271,3 +298,37 @@ def test_a_config_drive_larger_than_the_general_limit_is_accepted(api, node,
     resp = api.patch("/v1/nodes/n1", [{"op": "add", "path": "/extra/d",
                                         "value": drive}])
     assert resp.status_int == 413
+
+
+@pytest.mark.parametrize("raw,why", [
+    (b'[{"inventory": {}}]', "must be a JSON object"),
+    (b'{"inventory": {}, "x": [' + b"1," * 400_001 + b'1]}',
+     "more than 200000 values"),
+])
+def test_inspection_data_of_the_wrong_shape_is_refused_unparsed(
+        api, monkeypatch, raw, why):
+    # Refused before any JSON parse: the parser is never reached.
+    from ironic.api import method
+    monkeypatch.setattr(method, "json_body", _never_called)
+    resp = api.post("/v1/continue_inspection", raw=raw)
+    assert resp.status_int == 400
+    assert why in error_message(resp)
+
+
+def _never_called(*_args, **_kwargs):
+    raise AssertionError("the body was parsed")
+
+
+@pytest.mark.parametrize("raw,status,why", [
+    # Ten megabytes of inventory: over the endpoint's own 2 MiB limit.
+    (b'{"inventory": {"x": "' + b"x" * (10 * 1024 * 1024) + b'"}}', 413,
+     str(2048 * 1024)),
+    (b'{"inventory": ' + b"[" * 10_000 + b"]" * 10_000 + b"}", 400,
+     "deeper than 25"),
+])
+def test_unauthenticated_inspection_data_too_big_or_deep_gets_error_body(
+        api, raw, status, why):
+    resp = api.post("/v1/continue_inspection", raw=raw)
+    assert resp.status_int == status
+    assert why in error_message(resp)
+    assert _nodes(api) == []

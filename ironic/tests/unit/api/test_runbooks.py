@@ -42,7 +42,14 @@ def test_crud(api_newest):
 
 def test_validation_and_versions(api_newest):
     api = api_newest
-    assert _create(api, name="lower").status_int == 400
+    # A name must be a trait before 1.112, any unreserved string after.
+    assert _create(api, name="lower", version="1.111").status_int == 400
+    assert _create(api, name="has space").status_int == 400
+    assert _create(api, name="has/slash").status_int == 400
+    named = _create(api, name="fix.bios_v2~a-b")
+    assert named.status_int == 201, named.body
+    assert api.get("/v1/runbooks/fix.bios_v2~a-b").json["uuid"] == \
+        named.json["uuid"]
     assert _create(api, steps=[dict(STEP, order=-1)]).status_int == 400
     assert _create(api, steps=[STEP, dict(STEP, step="x")]).status_int == \
         400  # two steps with the same order

@@ -8,10 +8,17 @@ from ironic.tests.fixtures import error_message
 UUID = "11111111-2222-3333-4444-555555555555"
 
 
+def _set_node(node: dict, **values) -> None:
+    dbapi = db_api.get_instance()
+    dbapi.update_node(dbapi.get_node_by_uuid(node["uuid"]).id, values)
+
+
 @pytest.fixture
 def node(api):
+    """A node known to be powered off: volumes may change."""
     resp = api.post("/v1/nodes", {"driver": "fake-hardware", "name": "n1"})
     assert resp.status_int == 201
+    _set_node(resp.json, power_state="power off")
     return resp.json
 
 
@@ -106,18 +113,38 @@ def test_detail_from_1_43(api_newest, node):
     assert "properties" in detail["targets"][0]
 
 
-def test_changes_refused_while_node_busy(api, node):
-    conn = _connector(api, node).json
-    dbapi = db_api.get_instance()
-    node_id = dbapi.get_node_by_uuid(node["uuid"]).id
-    dbapi.update_node(node_id, {"power_state": "power on"})
-    url = f"/v1/volume/connectors/{conn['uuid']}"
-    assert api.delete(url).status_int == 400
-    dbapi.update_node(node_id, {"power_state": "power off",
-                                "reservation": "c1"})
+@pytest.mark.parametrize("kind, make", [("connector", _connector),
+                                        ("target", _target)])
+def test_changes_refused_while_node_busy(api, node, kind, make):
+    item = make(api, node).json
+    url = f"/v1/volume/{kind}s/{item['uuid']}"
+    patch = [{"op": "add", "path": "/extra/a", "value": 1}]
+    _set_node(node, power_state="power on", provision_state="active")
+    resp = api.delete(url)
+    assert resp.status_int == 400
+    # The action is named as clients expect to read it.
+    assert f'"volume {kind} deletion"' in error_message(resp)
+    resp = api.patch(url, patch)
+    assert resp.status_int == 400
+    assert f'"volume {kind} update"' in error_message(resp)
+    # An unknown power state is not "off" either.
+    _set_node(node, power_state=None)
+    assert api.patch(url, patch).status_int == 400
+    _set_node(node, power_state="power off", reservation="c1")
     assert api.delete(url).status_int == 409
-    dbapi.update_node(node_id, {"reservation": None})
+    _set_node(node, reservation=None)
+    assert api.patch(url, patch).status_int == 200
     assert api.delete(url).status_int == 204
+
+
+@pytest.mark.parametrize("state", ["enroll", "manageable", "adopt failed"])
+def test_powered_on_node_not_in_use_loses_its_volumes(api, node, state):
+    conn = _connector(api, node).json
+    target = _target(api, node).json
+    _set_node(node, power_state="power on", provision_state=state)
+    for url in (f"/v1/volume/connectors/{conn['uuid']}",
+                f"/v1/volume/targets/{target['uuid']}"):
+        assert api.delete(url).status_int == 204
 
 
 def test_node_subresource_is_read_only(api, node):
