@@ -31,6 +31,12 @@ class LookupFailed(exception.NotFound):
     _msg_fmt = "The inspection data does not match a node waiting for it."
 
 
+class NoMatch(LookupFailed):
+    """No node at all has these MAC (or, waiting, BMC) addresses: an
+    unknown machine, which auto-discovery may enroll. Answered like any
+    other failed lookup when it does not."""
+
+
 def _host_of(value: str) -> str | None:
     value = value.strip()
     if "://" in value:
@@ -121,7 +127,11 @@ def lookup_node(macs: list[str], bmc: list[str],
                         "or BMC addresses %s %s", node_uuid, macs, bmc)
             raise LookupFailed()
     else:
-        if not candidates or len(candidates) != 1:
+        if candidates is None:
+            LOG.info("Inspection lookup: no node has the MAC addresses %s "
+                     "or BMC addresses %s", macs, bmc)
+            raise NoMatch()
+        if len(candidates) != 1:
             LOG.warning("Inspection lookup for MACs %s and BMC %s found "
                         "%d nodes", macs, bmc, len(candidates or ()))
             raise LookupFailed()

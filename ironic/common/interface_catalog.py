@@ -15,6 +15,8 @@ from ironic.common import exception
 from ironic.conf.default import INTERFACE_TYPES
 
 FIELDS = {kind: f"{kind}_interface" for kind in INTERFACE_TYPES}
+#: The node fields naming an interface, in INTERFACE_TYPES order.
+COLUMNS = tuple(FIELDS.values())
 
 
 @dataclasses.dataclass

@@ -7,8 +7,16 @@ import os
 
 from oslo_log import log
 
-from ironic import version
+from ironic import metrics, version
+from ironic.common import scrub
 from ironic.conf import CONF
+
+#: Exit status of a process that gave up on a dependency it needs (the
+#: database, the message bus, the coordination backend) after its retries
+#: ran out: EX_TEMPFAIL, a temporary failure; its supervisor restarts it.
+#: One status for every dependency, so that one supervisor rule covers
+#: them all.
+EXIT_GAVE_UP = 75
 
 
 def prepare_service(prog: str, argv: list[str] | None = None,
@@ -18,10 +26,22 @@ def prepare_service(prog: str, argv: list[str] | None = None,
          version=version.version_string,
          default_config_files=default_config_files)
     log.setup(CONF, "ironic")
+    scrub.install_log_filter()
     set_database_default()
-    if CONF.rpc_transport != "none":
+    _setup_metrics(prog)
+    # ironic-dbsync sends no RPC: it need not load oslo.messaging.
+    if CONF.rpc_transport != "none" and prog != "ironic-dbsync":
         from ironic.common import rpc
         rpc.register_opts()
+
+
+def _setup_metrics(prog: str) -> None:
+    # The services report metrics; a one-off command does not.
+    if prog == "ironic-dbsync":
+        return
+    metrics.setup(CONF, forked_workers=prog == "ironic-api"
+                  and (CONF.api.api_workers or 1) > 1)
+    metrics.start_listener(CONF)
 
 
 def set_database_default() -> None:
@@ -33,11 +53,22 @@ def set_database_default() -> None:
 
 
 def ensure_state_path() -> None:
-    """Create state_path when the embedded sqlite database lives there."""
-    if CONF.database.connection.startswith("sqlite:///"):
-        os.makedirs(os.path.dirname(
-            CONF.database.connection[len("sqlite:///"):]) or ".",
-            exist_ok=True)
+    """Create state_path when the embedded sqlite database lives there;
+    RuntimeError naming the path when it (or the database) cannot be
+    written, rather than a traceback from deep in a migration."""
+    if not CONF.database.connection.startswith("sqlite:///"):
+        return
+    database = CONF.database.connection[len("sqlite:///"):]
+    directory = os.path.dirname(database) or "."
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError as e:
+        raise RuntimeError(f"cannot create the state directory "
+                           f"{directory}: {e.strerror}") from None
+    for path in (directory, database):
+        if os.path.exists(path) and not os.access(path, os.W_OK):
+            raise RuntimeError(f"{path} is not writable: the database "
+                               f"needs to write there")
 
 
 def freeze_startup_objects() -> None:

@@ -17,6 +17,7 @@ RPC API history (bump the minor for additions, keep old calls working):
     1.7 - get_node_with_token and heartbeat (the ramdisk endpoints)
     1.8 - attach_virtual_media, detach_virtual_media
     1.9 - get_virtual_media
+    1.10 - discover_node (auto-discovery)
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ from ironic.conductor import (
     allocations,
     cleaning,
     deployments,
+    discovery,
     inspection,
+    limits,
     management,
     node_edits,
     power,
@@ -43,10 +46,11 @@ from ironic.conductor import (
     workers,
 )
 from ironic.conductor import utils as cond_utils
+from ironic.metrics import rpc_endpoint
 
 LOG = logging.getLogger(__name__)
 
-RPC_API_VERSION = "1.9"
+RPC_API_VERSION = "1.10"
 
 
 def _context(value: Any) -> ctx_mod.RequestContext:
@@ -55,6 +59,7 @@ def _context(value: Any) -> ctx_mod.RequestContext:
     return ctx_mod.RequestContext.from_dict(value or {})
 
 
+@rpc_endpoint
 class ConductorManager:
     RPC_API_VERSION = RPC_API_VERSION
 
@@ -268,6 +273,8 @@ class ConductorManager:
         if handler is None:
             raise exception.InvalidParameterValue(
                 err=f"Unknown provisioning action {action!r}.")
+        if action == "provide":
+            limits.check("cleaning")
         with self._task(context, node_id, f"provision action {action}") \
                 as task:
             task.check_event(action)
@@ -278,6 +285,15 @@ class ConductorManager:
         """Inspection data from the ramdisk (node in inspect wait)."""
         with self._task(context, node_id, "continuing inspection") as task:
             inspection.start_continue(task, inventory, plugin_data or {})
+
+    def discover_node(self, context, node_id, inventory, plugin_data,
+                      issue_token=False):
+        """Enroll an unknown machine as the node of UUID ``node_id`` and
+        process its inspection data; NotFound when it cannot (or was
+        already)."""
+        return discovery.enroll(_context(context), self.host, self.pool,
+                                node_id, inventory, plugin_data or {},
+                                issue_token)
 
     def issue_agent_token(self, context, node_id):
         """A new agent token for the node's ramdisk, or None when one was
@@ -295,16 +311,19 @@ class ConductorManager:
 
     def do_node_deploy(self, context, node_id, rebuild=False,
                        configdrive=None, deploy_steps=None):
+        limits.check("provisioning")
         with self._task(context, node_id, "node deployment") as task:
             deployments.start_deploy(task, rebuild, configdrive,
                                      deploy_steps)
 
     def do_node_tear_down(self, context, node_id):
+        limits.check("unprovisioning")
         with self._task(context, node_id, "node tear down") as task:
             deployments.start_tear_down(task)
 
     def do_node_clean(self, context, node_id, clean_steps,
                       disable_ramdisk=False):
+        limits.check("cleaning")
         with self._task(context, node_id, "manual cleaning") as task:
             cleaning.start_manual(task, clean_steps, disable_ramdisk)
 

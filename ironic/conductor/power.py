@@ -78,16 +78,20 @@ def node_power_action(task: Any, new_state: str,
     """Change the power state now, recording the outcome on the node."""
     node = task.node
     power = task.driver.power
+    if _boots(node, new_state) and _forget_agent(node):
+        # Saved before the machine starts: its agent's first lookup must
+        # find no token of an earlier boot (it would get "******" and
+        # lock itself down).
+        node.save()
     check_power_off_allowed(task, new_state)
     node.target_power_state = _RESULT[new_state]
     try:
-        if new_state in (states.REBOOT, states.SOFT_REBOOT):
-            if new_state == states.SOFT_REBOOT:
-                power.set_power_state(task, new_state, timeout=timeout)
-            else:
-                power.reboot(task, timeout=timeout)
+        if new_state in _THROTTLED:
+            from ironic.conductor import throttle
+            with throttle.throttled(new_state, node.uuid):
+                _act(task, power, new_state, timeout)
         else:
-            power.set_power_state(task, new_state, timeout=timeout)
+            _act(task, power, new_state, timeout)
         node.power_state = power.get_power_state(task)
     except Exception as e:
         node.last_error = (f"Failed to change power state to "
@@ -105,21 +109,38 @@ def node_power_action(task: Any, new_state: str,
     LOG.info("Node %s power state is now %s", node.uuid, node.power_state)
 
 
-def _forget_agent(node: Any) -> None:
-    """Powering off or rebooting ends the ramdisk agent: its token and URL
-    go with it, except a token handed to the next boot in advance."""
+# Actions that power a machine on: spaced by [conductor]reboot_throttle.
+_THROTTLED = (states.POWER_ON, states.REBOOT, states.SOFT_REBOOT)
+
+
+def _act(task: Any, power: Any, new_state: str,
+         timeout: int | None) -> None:
+    if new_state == states.REBOOT:
+        power.reboot(task, timeout=timeout)
+    else:
+        power.set_power_state(task, new_state, timeout=timeout)
+
+
+def _forget_agent(node: Any) -> bool:
+    """Powering off, rebooting or starting a machine ends any ramdisk
+    agent it ran: its token and URL go with it, except a token handed to
+    the next boot in advance. True when something was forgotten."""
     from ironic.common import agent_token
     info = getattr(node, "driver_internal_info", None) or {}
     if any(key in info for key in agent_token.AGENT_KEYS) and \
             not info.get(agent_token.PREGENERATED_KEY):
-        agent_token.wipe(node)
+        return agent_token.wipe(node)
+    return False
 
 
 def change_power_state(task: Any, new_state: str,
                        timeout: int | None = None) -> None:
     """Worker body of the API's power request (errors land in last_error)."""
+    from ironic.conductor import throttle
     try:
         node_power_action(task, new_state, timeout)
+    except throttle.ThrottleInterrupted:
+        pass  # recorded on the node, logged by the throttle: no traceback
     except Exception:  # noqa: BLE001 - recorded on the node
         LOG.exception("Power action %s failed on node %s", new_state,
                       task.node.uuid)
@@ -232,3 +253,28 @@ def _management(task: Any) -> Any:
                                          "No management interface."))
     mgmt.validate(task)
     return mgmt
+
+
+# ---------------------------------------------------------------------------
+# a new boot starts without the agent of an earlier one
+
+def _boots(node: Any, new_state: str) -> bool:
+    """Whether the action starts the machine afresh: a reboot, or a power
+    on of a node not known to be on (a power on of a running machine
+    changes nothing, its agent lives on)."""
+    if new_state in (states.REBOOT, states.SOFT_REBOOT):
+        return True
+    return new_state == states.POWER_ON and \
+        node.power_state != states.POWER_ON
+
+
+def forget_agent_before_ramdisk(task: Any) -> None:
+    """Called before a ramdisk boot is prepared: the agent of that boot
+    starts with no token (nor URL) of an earlier one, whichever power
+    action (reboot, power on, none at all) then starts it. A token the
+    boot interface pregenerates comes after this."""
+    from ironic.common import agent_token
+    if agent_token.wipe(task.node):
+        LOG.info("Node %s: the token of an earlier agent is discarded "
+                 "before booting the ramdisk", task.node.uuid)
+        task.node.save()

@@ -42,11 +42,21 @@ class ConductorAPI:
                 reason=f"node {getattr(node, 'uuid', node)}")
         return hosts[0]
 
+    def _send(self, host: str, method: str, context: Any, kwargs: dict,
+              version: str) -> Any:
+        try:
+            return self.transport.call(host, method, _ctx(context), kwargs,
+                                       version)
+        except exception.ConductorUnreachable:
+            # The next requests go to the conductor the ring names next.
+            hash_ring.manager().suspect(host)
+            raise
+
     def _call(self, context: Any, node: Any, method: str,
               version: str = "1.0", **kwargs: Any) -> Any:
         kwargs["node_id"] = getattr(node, "uuid", None) or node["uuid"]
-        return self.transport.call(self.host_for(node), method, _ctx(context),
-                                   kwargs, version)
+        return self._send(self.host_for(node), method, context, kwargs,
+                          version)
 
     # -- node records --------------------------------------------------------
 
@@ -77,13 +87,13 @@ class ConductorAPI:
         """Record an allocation on conductor ``host`` (the owner of
         ``values['node']`` for a backfill); its columns, times as ISO 8601
         strings."""
-        return self.transport.call(host, "create_allocation", _ctx(context),
-                                   {"values": values}, "1.5")
+        return self._send(host, "create_allocation", context,
+                          {"values": values}, "1.5")
 
     def destroy_allocation(self, context, allocation_id: str,
                            host: str) -> None:
-        return self.transport.call(host, "destroy_allocation", _ctx(context),
-                                   {"allocation_id": allocation_id}, "1.5")
+        return self._send(host, "destroy_allocation", context,
+                          {"allocation_id": allocation_id}, "1.5")
 
     # -- power and management ----------------------------------------------
 
@@ -213,6 +223,18 @@ class ConductorAPI:
                           version="1.3", inventory=inventory,
                           plugin_data=plugin_data)
 
+    def discover_node(self, context, node_uuid: str, inventory: dict,
+                      plugin_data: dict, issue_token: bool) -> dict:
+        """Auto-discovery on the conductor the ring names for a new node of
+        ``[auto_discovery]driver``: {"node": lookup fields, "agent_token"}.
+        """
+        from ironic.conf import CONF
+        target = {"uuid": node_uuid, "driver": CONF.auto_discovery.driver,
+                  "conductor_group": ""}
+        return self._call(context, target, "discover_node", version="1.10",
+                          inventory=inventory,
+                          plugin_data=plugin_data, issue_token=issue_token)
+
     def issue_agent_token(self, context, node) -> str | None:
         return self._call(context, node, "issue_agent_token",
                           version="1.3")
@@ -248,8 +270,8 @@ class ConductorAPI:
         hosts = interface_catalog.live().get(driver_name).hosts
         if not hosts:
             raise exception.NoValidHost(reason=f"driver {driver_name}")
-        return self.transport.call(
-            sorted(hosts)[0], "driver_vendor_passthru", _ctx(context),
+        return self._send(
+            sorted(hosts)[0], "driver_vendor_passthru", context,
             {"driver_name": driver_name, "driver_method": driver_method,
              "http_method": http_method, "info": info}, "1.0")
 

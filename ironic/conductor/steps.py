@@ -14,6 +14,7 @@ import dataclasses
 import logging
 from typing import Any
 
+from ironic import metrics
 from ironic.common import exception, states
 from ironic.conductor import utils
 from ironic.conf.default import INTERFACE_TYPES
@@ -232,12 +233,21 @@ def run(task: Any, kind: Kind, start: int) -> str | None:
     """
     state = StepState(task.node, kind)
     steps = state.steps
+    if 0 < start <= len(steps):
+        # Resumed: the step before ``start`` finished, maybe in the agent.
+        done = steps[start - 1]
+        metrics.step_resumed(task.node.uuid, kind.name, done["interface"],
+                             done["step"])
     for index in range(start, len(steps)):
         step = state.at(index)
         task.node.save()
         LOG.info("Node %s: running %s step %s.%s", task.node.uuid,
                  kind.name, step["interface"], step["step"])
-        outcome = _execute(task, kind, step)
+        with metrics.step(kind.name, step["interface"], step["step"],
+                          node=task.node.uuid) as m:
+            outcome = _execute(task, kind, step)
+            m["outcome"] = ("wait" if outcome == kind.wait_state
+                            else outcome or "done")
         if outcome in (kind.wait_state, "wait"):
             return "wait"
         if outcome == "hold":
@@ -293,6 +303,7 @@ def resume(task: Any, kind: str) -> None:
 
 def fail(task: Any, kind: str, message: str) -> None:
     """Fail the operation of ``kind`` (a failed state with last_error)."""
+    metrics.step_abandoned(task.node.uuid)
     _flow(kind).fail(task, message)
 
 

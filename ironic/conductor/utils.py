@@ -6,7 +6,7 @@ import datetime
 import logging
 from typing import Any, Callable
 
-from ironic.common import hash_ring, states
+from ironic.common import hash_ring, outages, scrub, states
 
 LOG = logging.getLogger(__name__)
 
@@ -23,8 +23,21 @@ def fail(task: Any, event: str, message: str,
 
     ``cleanup`` runs first; its own failure is logged, never hides the
     original error.
+
+    Called while handling a database outage, it records nothing: the
+    error goes on up, the node keeps its state, its lock is given back
+    once the database answers again (``TaskManager.release_resources``)
+    and the takeover pass resumes the node as it resumes any orphan.
     """
+    if outages.current() == outages.DATABASE:
+        LOG.warning("Node %s: stopped by a database outage (%s); it keeps "
+                    "its state and is resumed when the database is back",
+                    task.node.uuid, message)
+        raise outages.current_error()
     LOG.error("Node %s: %s", task.node.uuid, message)
+    # Known to the clean-up too: it must not keep, for instance, a ramdisk
+    # agent running for fast track after a failure.
+    task.node.last_error = message
     if cleanup is not None:
         try:
             cleanup(task)
@@ -78,6 +91,11 @@ def _seconds_since(since: Any) -> int | None:
     return max(0, int((now - since).total_seconds()))
 
 
+# For the writers of history rows that have no task (batched power sync
+# failures).
+seconds_since = _seconds_since
+
+
 def _context_value(task: Any, name: str, size: int) -> str | None:
     value = getattr(task.context, name, None) if task.context else None
     return (value or "")[:size] or None
@@ -99,7 +117,7 @@ def record_history(task: Any, event: str, event_type: str = "provisioning",
     try:
         db_api.get_instance().add_node_history(task.node.id, {
             "conductor": task.host, "event_type": event_type,
-            "severity": severity, "event": event,
+            "severity": severity, "event": scrub.text(event),
             "user": _context_value(task, "user_id", 32),
             "project": _context_value(task, "project_id", 80),
             "state": state, "target_provision_state": target,

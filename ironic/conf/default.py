@@ -30,6 +30,15 @@ service_opts = [
     cfg.StrOpt("http_basic_auth_user_file", default="/etc/ironic/htpasswd",
                help="htpasswd file (bcrypt hashes) read when "
                     "auth_strategy is http_basic."),
+    cfg.BoolOpt("rbac_service_role_elevated_access", default=False,
+                help="Let callers with the service role in the project "
+                     "named by rbac_service_project_name act on every node "
+                     "as system-scoped callers do (the 'service_role' "
+                     "policy rule); otherwise a service account sees only "
+                     "its own project's nodes."),
+    cfg.StrOpt("rbac_service_project_name", default="service",
+               help="The project of the service accounts other services "
+                    "use (see rbac_service_role_elevated_access)."),
     cfg.StrOpt("rpc_transport", default="oslo",
                choices=[("oslo", "oslo.messaging over transport_url"),
                         ("json-rpc", "JSON RPC over HTTP"),
@@ -54,10 +63,36 @@ cluster_opts = [
                     "table is read again."),
 ]
 
+image_opts = [
+    cfg.StrOpt("isolinux_bin", default="/usr/lib/syslinux/isolinux.bin",
+               help="ISOLINUX boot loader put into ISO images built for "
+                    "legacy BIOS virtual media boot. At its default, "
+                    "Debian's /usr/lib/ISOLINUX/isolinux.bin (package "
+                    "isolinux) is used when this one is missing."),
+    cfg.StrOpt("ldlinux_c32",
+               help="ldlinux.c32 module ISOLINUX loads; unset: looked for "
+                    "in /usr/lib/syslinux/modules/bios and "
+                    "/usr/share/syslinux."),
+    cfg.StrOpt("grub_config_path", default="EFI/BOOT/grub.cfg",
+               help="Path, inside the ISO images built for UEFI virtual "
+                    "media boot, of the GRUB configuration the boot loader "
+                    "of the EFI system partition image reads."),
+    cfg.StrOpt("esp_image",
+               help="Path of an EFI system partition image used when "
+                    "neither the node nor [conductor]bootloader names "
+                    "one."),
+]
+
 driver_opts = [
     cfg.ListOpt("enabled_hardware_types",
                 default=["ipmi", "redfish"],
                 help="Hardware types the conductors load and serve."),
+    cfg.BoolOpt("force_raw_images", default=True, mutable=True,
+                help="Convert an instance image the conductor serves to "
+                     "the agent itself (file:// sources, "
+                     "image_download_source local) to raw before serving "
+                     "it, with qemu-img; the agent then streams it to the "
+                     "disk. Only with [agent]stream_raw_images."),
 ]
 
 
@@ -103,4 +138,5 @@ for _kind in INTERFACE_TYPES:
 def register_opts(conf: cfg.ConfigOpts) -> None:
     conf.register_opts(service_opts)
     conf.register_opts(driver_opts)
+    conf.register_opts(image_opts)
     conf.register_opts(cluster_opts)

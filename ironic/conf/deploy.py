@@ -16,6 +16,11 @@ opts = [
                help="Directory the conductor host's HTTP server serves; "
                     "the conductor writes iPXE scripts and per-node boot "
                     "files here and must be able to write to it."),
+    cfg.URIOpt("external_http_url", schemes=["http", "https"],
+               help="Base URL of the HTTP server serving http_root as BMCs "
+                    "reach it, when that is not http_url (a BMC often sits "
+                    "on another network). Used for virtual media images; "
+                    "a node's driver_info/external_http_url wins."),
     cfg.StrOpt("default_boot_mode", default="uefi",
                choices=[("uefi", "UEFI firmware"),
                         ("bios", "legacy BIOS")],
@@ -69,6 +74,23 @@ opts = [
                     "create_configuration clean step in automated "
                     "cleaning; 0 keeps it out. Unset keeps 0 (run only "
                     "when asked for)."),
+    cfg.BoolOpt("fast_track", default=False, mutable=True,
+                help="Keep a ramdisk agent running after inspection, "
+                     "cleaning or discovery (no power off, its token kept, "
+                     "lookup allowed in enroll, manageable and available) "
+                     "and let the next cleaning or deployment use it "
+                     "without a reboot. A node's driver_info/fast_track "
+                     "overrides it."),
+    cfg.IntOpt("fast_track_timeout", default=300, min=0, max=300,
+               mutable=True,
+               help="Seconds since the agent's last heartbeat within which "
+                    "it counts as running for fast track. Keep it below "
+                    "the time the machine takes to boot, and at most "
+                    "[api]ramdisk_heartbeat_timeout."),
+    cfg.StrOpt("http_image_subdir", default="agent_images",
+               help="Directory under http_root where the instance images "
+                    "the conductor serves to the agent are published, one "
+                    "per node (named by its UUID)."),
 ]
 
 

@@ -64,6 +64,29 @@ opts = [
     cfg.StrOpt("extra_kernel_params", default="",
                help="Extra kernel parameters (key=value separated by "
                     "spaces) given to the inspection ramdisk."),
+    cfg.BoolOpt("require_managed_boot", default=True,
+                help="Require the node's boot interface to prepare the "
+                     "inspection ramdisk (managed inspection). Set to "
+                     "False when a separate (i)PXE environment, such as "
+                     "dnsmasq with ironic-pxe-filter, boots machines the "
+                     "boot interface cannot prepare (for instance nodes "
+                     "without ports): inspection then only sets network "
+                     "boot and powers the node on."),
+    cfg.StrOpt("known_accelerators",
+               help="YAML file of the PCI devices the 'accelerators' "
+                    "inspection hook recognises (a 'pci_devices' list of "
+                    "vendor_id, device_id, type, device_info). Defaults "
+                    "to the list shipped with the service."),
+    cfg.BoolOpt("extra_hardware_strict", default=False,
+                help="'extra-hardware' hook: refuse extra data with a "
+                     "record that is not exactly four long, and drop "
+                     "the raw 'data' even when it cannot be converted."),
+    cfg.MultiStrOpt("pci_device_alias", default=[],
+                    help="'pci-devices' hook: a PCI device alias as JSON, "
+                         '{"vendor_id": "1234", "product_id": "5678", '
+                         '"name": "pci_dev1"}; nodes get the capability '
+                         "<name>:<count>. Repeat the option for more "
+                         "aliases."),
     cfg.StrOpt("callback_endpoint_override",
                help="Base URL of this API the ramdisk posts inspection "
                     "data to (/v1/continue_inspection is appended); "

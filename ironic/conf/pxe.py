@@ -36,6 +36,13 @@ opts = [
                     "[deploy]http_root, on the file system of its links). "
                     "Empty disables both caches: every node gets its own "
                     "download."),
+    cfg.StrOpt("instance_master_path", default="$state_path/master_images",
+               help="Cache of the instance images the conductor downloads, "
+                    "checks and converts before serving them to the agent "
+                    "(file:// sources, image_download_source local); "
+                    "bounded by image_cache_size and image_cache_ttl. On "
+                    "the file system of [deploy]http_root, the served "
+                    "images are links, not copies."),
     cfg.IntOpt("image_cache_size", default=20480, min=0,
                help="Upper bound, in MiB, of each boot image cache (the "
                     "files in use count too). Unused images are evicted, "

@@ -20,6 +20,30 @@ opts = [
                                  "basic")],
                help="Default Redfish authentication, overridable per node "
                     "by driver_info/redfish_auth_type."),
+    cfg.BoolOpt("use_swift", default=True, mutable=True,
+                help="Upload the ISO images built for virtual media to "
+                     "Swift. This service has no Swift client: set it to "
+                     "false so images are served from [deploy]http_root "
+                     "(nodes that need a built ISO fail validation while "
+                     "it is true)."),
+    cfg.StrOpt("swift_container", default="ironic_redfish_container",
+               mutable=True,
+               help="Swift container of the built images (only with "
+                    "use_swift, which this service does not support)."),
+    cfg.IntOpt("swift_object_expiry_timeout", default=900, mutable=True,
+               help="Seconds after which Swift objects expire (only with "
+                    "use_swift, which this service does not support)."),
+    cfg.StrOpt("kernel_append_params", default="nofb nomodeset vga=normal",
+               mutable=True,
+               help="Kernel command line of the ramdisks booted from the "
+                    "ISO images this service builds for virtual media, "
+                    "before the agent's own parameters. A node's "
+                    "driver_info/kernel_append_params replaces it "
+                    "(%default% in it stands for this value)."),
+    cfg.IntOpt("file_permission", default=0o644,
+               help="Permission bits (octal, e.g. 0o644) of the ISO images "
+                    "published under [deploy]http_root; the web server "
+                    "must be able to read them."),
 ]
 
 

@@ -35,7 +35,9 @@ from ironic.drivers.modules.network import noop as noop_net
 class GenericHardware(hardware_type.AbstractHardwareType):
     """Interfaces that work with any BMC."""
 
-    supported_boot_interfaces = [ipxe.iPXEBoot, pxe.PXEBoot, fake.FakeBoot]
+    supported_boot_interfaces = [ipxe.iPXEBoot, pxe.PXEBoot,
+                                 ipxe.iPXEHttpBoot, pxe.HttpBoot,
+                                 fake.FakeBoot]
     supported_deploy_interfaces = [agent.AgentDeploy, ramdisk.RamdiskDeploy,
                                    fake.FakeDeploy]
     # In-band inspection is the default wherever it is enabled.

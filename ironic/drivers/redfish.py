@@ -31,7 +31,8 @@ class RedfishHardware(generic.GenericHardware):
     supported_boot_interfaces = [
         *(c for c in generic.GenericHardware.supported_boot_interfaces
           if c is not fake.FakeBoot),
-        redfish_boot.RedfishVirtualMediaBoot, fake.FakeBoot]
+        redfish_boot.RedfishVirtualMediaBoot, redfish_boot.RedfishHttpsBoot,
+        fake.FakeBoot]
     supported_power_interfaces = [redfish_power.RedfishPower]
     supported_management_interfaces = [redfish_management.RedfishManagement,
                                        noop_mgmt.NoopManagement]

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import tempfile
-from typing import Any
+from typing import Any, Iterator
 
 import webob
 
@@ -164,3 +165,22 @@ def stop_local_rpc() -> None:
     from ironic.common import rpc
     for hostname in rpc.local_hosts():
         rpc.unregister_local(hostname)
+
+
+@contextlib.contextmanager
+def conductor_in_process(monkeypatch) -> Iterator[Any]:
+    """A conductor service started in the test's own process, which the
+    API reaches in-process (``rpc_transport = none``), stopped after."""
+    from ironic.common import driver_factory, hash_ring, rpc
+    from ironic.conductor import base_manager, rpcapi
+    rpc.reset()
+    hash_ring.reset()
+    monkeypatch.setattr(rpcapi, "_API", None)
+    svc = base_manager.ConductorService()
+    svc.start()
+    try:
+        yield svc
+    finally:
+        svc.stop(timeout=5)
+        rpc.reset()
+        driver_factory.reset()

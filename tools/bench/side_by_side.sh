@@ -9,6 +9,9 @@
 #                                         # and back
 #   tools/bench/side_by_side.sh idle      # CPU of an idle service per
 #                                         # power-sync cycle (all manageable)
+#   tools/bench/side_by_side.sh serving   # 500 nodes with the shared
+#                                         # bench: create, list, get, patch,
+#                                         # lookup, heartbeat (server CPU)
 #
 # BENCH_DIR (default /tmp/ironic-bench) holds both services' state;
 # REAL_VENV (default ~/real-ironic) is a virtualenv with ironic==39.0.0,
@@ -22,6 +25,7 @@ OURS=${OURS_VENV:-$ROOT/.tox/tests}
 PY=$OURS/bin/python
 BENCH=$ROOT/tools/bench/api_bench.py
 FLOOR=${FLOOR_SCRIPT:-$ROOT/../shared/bench/floor_list.py}
+SHARED_BENCH=${SHARED_BENCH:-$ROOT/../shared/bench/api_bench.py}
 declare -A PORT=([ours]=6395 [real]=6396)
 declare -A BIN=([ours]=$OURS/bin [real]=$REAL/bin)
 
@@ -152,6 +156,21 @@ api10k() {
         | tee "$DIR/floor-10k.out"
 }
 
+serving() {
+    # The shared client (it has the agent's lookup and heartbeat), each
+    # service alone, one after the other.
+    fresh
+    for who in ours real; do
+        start "$who" || return 1
+        "$PY" "$SHARED_BENCH" --url "http://127.0.0.1:${PORT[$who]}" \
+            --label "$who" --pid "$(cat "$DIR/$who/pid")" -n 500 \
+            --phases create,list,get,patch,lookup,heartbeat \
+            --json-out "$DIR/$who-serving.json" 2> "$DIR/$who-serving.log" \
+            | grep -v '^{' | tee "$DIR/$who-serving.txt"
+        stop "$who"
+    done
+}
+
 cpu_ticks() {
     local pid=$1 total=0 p
     for p in $pid $(pgrep -P "$pid"); do
@@ -185,4 +204,4 @@ idle() {
 }
 
 mkdir -p "$DIR"
-"${1:?usage: side_by_side.sh api1k|prov1k|api10k|idle}"
+"${1:?usage: side_by_side.sh api1k|prov1k|api10k|idle|serving}"

@@ -75,19 +75,27 @@ class Plugin:
         return {**self.optional, **args}
 
     def _from_list(self, args: list) -> dict[str, Any]:
+        # Positional, as a Python call's *args: in declaration order, the
+        # optional ones after the required; the reference drops values
+        # past the last parameter, and so do we.
         names = list(self.required) + list(self.optional)
         if len(args) < len(self.required):
             raise ArgumentError(
                 f"missing required argument(s): "
                 f"{', '.join(self.required[len(args):])}")
-        if len(args) > len(names):
-            raise ArgumentError(f"at most {len(names)} argument(s) "
-                                f"expected, got {len(args)}")
         return dict(zip(names, args, strict=False))
 
     def validate(self, args: Any, *, in_loop: bool) -> None:
-        """Raise ``ArgumentError`` for arguments that can never work."""
-        self.check_literals(self.normalize(args), in_loop)
+        """Raise ``ArgumentError`` for arguments that can never work.
+
+        Arguments given as a list (the documented older form) are only
+        matched to the parameters: their values are taken as given, and a
+        value of the wrong kind fails when the rule runs, as with the
+        reference service.
+        """
+        normalized = self.normalize(args)
+        if not isinstance(args, list):
+            self.check_literals(normalized, in_loop)
 
     def check_literals(self, args: dict[str, Any], in_loop: bool) -> None:
         """Check what is known before the data is: types, regexes, ...

@@ -4,6 +4,15 @@ Reads CPUs, architecture, memory and the largest disk from the BMC into
 the node's properties, the boot mode into its ``boot_mode`` capability
 (unless one is set), and creates a port for every NIC MAC
 the system reports that no port has yet.
+
+It also records an inventory (``GET /v1/nodes/{node}/inventory``) in the
+shape the agent's inventory has, as far as Redfish tells: ``cpu``
+(``count``, ``architecture``, ``model_name``, ``frequency``), ``memory``
+(``physical_mb``), ``disks`` (``name``, ``size`` in bytes), ``interfaces``
+(``mac_address``, ``name``), ``system_vendor`` (``product_name``,
+``serial_number``, ``manufacturer``) and ``boot`` (``current_boot_mode``),
+with empty plugin data; the inspection rules of the ``main`` phase then
+run on it, as after in-band inspection.
 """
 
 from __future__ import annotations
@@ -14,11 +23,12 @@ from typing import Any
 import sushy
 
 from ironic.common import boot_modes, exception, states, utils
-from ironic.db import api as db_api
+from ironic.common.inspection_rules import engine as rules
 from ironic.drivers import base
 from ironic.drivers.modules import redfish_client
 from ironic.drivers.modules.inspector.hooks import base as hooks_base
 from ironic.drivers.modules.redfish_power import PROPERTIES, system_of
+from ironic.objects import node_inventory
 from ironic.objects.port import Port
 
 LOG = logging.getLogger(__name__)
@@ -29,6 +39,10 @@ _ARCH = {sushy.PROCESSOR_ARCH_x86: "x86_64",
          sushy.PROCESSOR_ARCH_MIPS: "mips",
          sushy.PROCESSOR_ARCH_OEM: "oem"}
 _GIB = 1024 ** 3
+# What the agent reports as cpu/architecture, by Redfish instruction set.
+_INSTRUCTION_SETS = {"x86": "i686", "x86-64": "x86_64", "IA-64": "ia64",
+                     "ARM-A32": "arm", "ARM-A64": "aarch64",
+                     "MIPS32": "mips", "MIPS64": "mips64"}
 
 
 def _safe(what: str, read):
@@ -94,6 +108,10 @@ class RedfishInspect(base.InspectInterface):
                 properties.get("capabilities"), mode)
         task.node.properties = properties
         self._create_ports(task, _macs(system))
+        inventory = build_inventory(system, found, mode)
+        plugin_data: dict = {}
+        node_inventory.record(task.node.id, inventory, plugin_data)
+        rules.apply_rules(task, inventory, plugin_data)
         return states.MANAGEABLE
 
     @staticmethod
@@ -119,10 +137,9 @@ class RedfishInspect(base.InspectInterface):
 
     @staticmethod
     def _create_ports(task: Any, macs: list[str]) -> None:
-        dbapi = db_api.get_instance()
         for mac in macs:
             try:
-                existing = dbapi.get_port_by_address(mac)
+                existing = Port.get_by_address(mac)
             except exception.PortNotFound:
                 Port(address=mac, node_id=task.node.id,
                      pxe_enabled=True).create()
@@ -131,3 +148,74 @@ class RedfishInspect(base.InspectInterface):
                 LOG.warning("Inspection of node %s found MAC %s, which "
                             "already belongs to another node's port; not "
                             "creating a port for it.", task.node.uuid, mac)
+
+
+def _value(member: Any) -> Any:
+    return getattr(member, "value", member)
+
+
+def _cpu(system, count: int | None) -> dict:
+    cpu: dict[str, Any] = {"count": count or 0, "architecture": ""}
+    members = _safe("processors",
+                    lambda: system.processors.get_members()) or []
+    if members:
+        first = members[0]
+        if first.model:
+            cpu["model_name"] = str(first.model)
+        if first.max_speed_mhz is not None:
+            cpu["frequency"] = first.max_speed_mhz
+        cpu["architecture"] = _INSTRUCTION_SETS.get(
+            _value(first.instruction_set), "")
+    return cpu
+
+
+def _disks(system) -> list[dict]:
+    disks = []
+    storage = _safe("storage", lambda: system.storage.get_members()) or []
+    for member in storage:
+        for drive in _safe("drives", lambda m=member: m.drives) or []:
+            disks.append({"name": drive.name, "size": drive.capacity_bytes})
+    if disks:
+        return disks
+    simple = _safe("simple storage",
+                   lambda: system.simple_storage.get_members()) or []
+    for member in simple:
+        for device in member.devices or []:
+            disks.append({"name": device.name,
+                          "size": device.capacity_bytes})
+    return disks
+
+
+def _interfaces(system) -> list[dict]:
+    members = _safe("ethernet interfaces",
+                    lambda: system.ethernet_interfaces.get_members()) or []
+    found = []
+    for nic in members:
+        mac = (nic.mac_address or "").lower()
+        if utils.is_valid_mac(mac):
+            found.append({"mac_address": utils.normalize_mac(mac),
+                          "name": nic.identity})
+    return found
+
+
+def build_inventory(system, found: dict, mode: str | None) -> dict:
+    """The inventory of ``system`` (see the module documentation) from
+    what ``RedfishInspect._read`` found and the BMC's resources."""
+    inventory: dict[str, Any] = {"cpu": _cpu(system, found.get("cpus"))}
+    if found.get("memory_mb"):
+        inventory["memory"] = {"physical_mb": found["memory_mb"]}
+    disks = _disks(system)
+    if disks:
+        inventory["disks"] = disks
+    interfaces = _interfaces(system)
+    if interfaces:
+        inventory["interfaces"] = interfaces
+    vendor = {key: str(value) for key, value in (
+        ("product_name", system.name),
+        ("serial_number", system.serial_number),
+        ("manufacturer", system.manufacturer)) if value}
+    if vendor:
+        inventory["system_vendor"] = vendor
+    if mode:
+        inventory["boot"] = {"current_boot_mode": mode}
+    return inventory

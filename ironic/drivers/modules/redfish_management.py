@@ -15,6 +15,7 @@ from ironic.drivers.modules import (
     redfish_vmedia,
 )
 from ironic.drivers.modules.redfish_power import PROPERTIES, system_of
+from ironic.metrics import bmc_call
 
 _TO_SUSHY = {boot_devices.PXE: sushy.BOOT_SOURCE_TARGET_PXE,
              boot_devices.DISK: sushy.BOOT_SOURCE_TARGET_HDD,
@@ -48,6 +49,7 @@ class RedfishManagement(base.ManagementInterface):
     def get_supported_boot_devices(self, task: Any) -> list[str]:
         return list(_TO_SUSHY)
 
+    @bmc_call
     def set_boot_device(self, task: Any, device: str,
                         persistent: bool = False) -> None:
         if device not in _TO_SUSHY:
@@ -60,6 +62,7 @@ class RedfishManagement(base.ManagementInterface):
         _call("boot device change", system.set_system_boot_options,
               _TO_SUSHY[device], enabled=enabled)
 
+    @bmc_call
     def get_boot_device(self, task: Any) -> dict:
         boot = system_of(task).boot
         return {"boot_device": _FROM_SUSHY.get(boot.target),
@@ -69,10 +72,12 @@ class RedfishManagement(base.ManagementInterface):
     def get_supported_boot_modes(self, task: Any) -> list[str]:
         return list(_MODES)
 
+    @bmc_call
     def get_boot_mode(self, task: Any) -> str | None:
         mode = system_of(task).boot.mode
         return {v: k for k, v in _MODES.items()}.get(mode)
 
+    @bmc_call
     def set_boot_mode(self, task: Any, mode: str) -> None:
         if mode not in _MODES:
             raise exception.InvalidParameterValue(
@@ -82,6 +87,7 @@ class RedfishManagement(base.ManagementInterface):
         _call("boot mode change", system.set_system_boot_options,
               mode=_MODES[mode])
 
+    @bmc_call
     def get_secure_boot_state(self, task: Any) -> bool:
         system = system_of(task)
         try:
@@ -91,22 +97,27 @@ class RedfishManagement(base.ManagementInterface):
             raise exception.IronicException(
                 f"The BMC does not report secure boot: {e}") from e
 
+    @bmc_call
     def set_secure_boot_state(self, task: Any, state: bool) -> None:
         system = system_of(task)
         _call("secure boot change", system.secure_boot.set_enabled,
               bool(state))
 
+    @bmc_call
     def inject_nmi(self, task: Any) -> None:
         _call("NMI", system_of(task).reset_system, sushy.RESET_NMI)
 
+    @bmc_call
     def attach_virtual_media(self, task: Any, device_type: str,
                              image_url: str) -> None:
         redfish_vmedia.insert(system_of(task), device_type, image_url)
 
+    @bmc_call
     def detach_virtual_media(self, task: Any,
                              device_types: list[str] | None = None) -> None:
         redfish_vmedia.eject(system_of(task), device_types)
 
+    @bmc_call
     def get_virtual_media(self, task: Any) -> list[dict]:
         return redfish_vmedia.describe(system_of(task))
 
@@ -115,12 +126,14 @@ class RedfishManagement(base.ManagementInterface):
                                  ) -> dict[str, dict[str, list[str]]]:
         return redfish_indicators.supported(system_of(task), component)
 
+    @bmc_call
     def get_indicator_state(self, task: Any, component: str,
                             indicator: str) -> str:
         resource = redfish_indicators.find(system_of(task), component,
                                            indicator)
         return redfish_indicators.state_of(resource)
 
+    @bmc_call
     def set_indicator_state(self, task: Any, component: str,
                             indicator: str, state: str) -> None:
         redfish_indicators.check_settable(state)
@@ -128,6 +141,7 @@ class RedfishManagement(base.ManagementInterface):
                                            indicator)
         redfish_indicators.set_state(resource, state)
 
+    @bmc_call
     def get_sensors_data(self, task: Any) -> dict:
         """Chassis fans, temperatures and power supplies, plain JSON."""
         return redfish_sensors.collect(system_of(task))

@@ -11,6 +11,7 @@ from ironic.common import exception, states
 from ironic.conf import CONF
 from ironic.drivers import base
 from ironic.drivers.modules import redfish_client
+from ironic.metrics import bmc_call
 
 PROPERTIES = {
     "redfish_address": "URL of the BMC (https:// is assumed when no scheme "
@@ -92,6 +93,7 @@ class RedfishPower(base.PowerInterface):
     def validate(self, task: Any) -> None:
         redfish_client.parse_driver_info(task.node.driver_info or {})
 
+    @bmc_call
     def get_power_state(self, task: Any) -> str:
         return self._power_of(system_of(task))
 
@@ -101,6 +103,7 @@ class RedfishPower(base.PowerInterface):
         return _FROM_SUSHY.get(state, states.ERROR) if state else \
             states.ERROR
 
+    @bmc_call
     def get_power_state_and_health(self, task: Any
                                    ) -> tuple[str, str | None]:
         system = system_of(task)
@@ -108,6 +111,7 @@ class RedfishPower(base.PowerInterface):
         health = _HEALTH.get(status.health) if status is not None else None
         return self._power_of(system), health
 
+    @bmc_call
     def set_power_state(self, task: Any, power_state: str,
                         timeout: int | None = None) -> None:
         actions = {states.POWER_ON: (sushy.RESET_ON, states.POWER_ON),
@@ -136,6 +140,7 @@ class RedfishPower(base.PowerInterface):
             _reset(system, sushy.RESET_ON)
         _wait(task, system, states.POWER_ON, timeout)
 
+    @bmc_call
     def reboot(self, task: Any, timeout: int | None = None) -> None:
         self._reboot(task, False, timeout)
 

@@ -67,5 +67,6 @@ def make_task(emu, index: int = 0, **driver_info):
     node = types.SimpleNamespace(uuid=f"node-{index}", id=index + 1,
                                  driver_info=info, instance_info={},
                                  driver_internal_info={},
-                                 power_state="power off")
+                                 power_state="power off",
+                                 provision_state=None)
     return types.SimpleNamespace(node=node, context=None)

@@ -12,6 +12,7 @@ import json
 import os
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -46,7 +47,7 @@ TEST_DRIVERS = {
         ("management", "fake"), ("network", "noop,flat"),
         ("power", "fake"),
         ("raid", "fake,no-raid"), ("rescue", "fake,no-rescue"),
-        ("storage", "noop"), ("vendor", "fake,no-vendor"))},
+        ("storage", "fake,noop"), ("vendor", "fake,no-vendor"))},
 }
 # Bounds, not tuned sleeps: the service normally answers in about a second,
 # these only stop a broken start or shutdown from hanging the suite.
@@ -68,9 +69,12 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def write_htpasswd(path: Path, users: dict[str, str]) -> Path:
-    """An htpasswd file of bcrypt hashes (cost 4: tests need no strength)."""
-    lines = [f"{user}:{bcrypt.hashpw(pw.encode(), bcrypt.gensalt(4)).decode()}"
+def write_htpasswd(path: Path, users: dict[str, str],
+                   rounds: int = 4) -> Path:
+    """An htpasswd file of bcrypt hashes (cost 4 unless told: most tests
+    need no strength)."""
+    lines = [f"{user}:"
+             f"{bcrypt.hashpw(pw.encode(), bcrypt.gensalt(rounds)).decode()}"
              for user, pw in users.items()]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
@@ -80,25 +84,30 @@ def write_config(workdir: Path, port: int, auth_strategy: str = "noauth",
                  htpasswd: Path | None = None,
                  drivers: dict[str, str] | None = None,
                  api: dict[str, str] | None = None,
-                 sections: dict[str, dict[str, str]] | None = None) -> Path:
+                 sections: dict[str, dict[str, str]] | None = None
+                 ) -> Path:
     """An ironic.conf as an operator would write it, under public names;
-    ``sections`` adds option groups of its own ({"inspector": {...}})."""
-    state = workdir / "state"
-    lines = [
-        "[DEFAULT]",
-        f"state_path = {state}",
-        f"auth_strategy = {auth_strategy}",
-        "rpc_transport = none",
-        f"log_file = {workdir / 'ironic.log'}",
-    ]
+    ``sections`` adds option groups of its own ({"inspector": {...}});
+    its "DEFAULT" entries replace or add to the defaults here."""
+    sections = dict(sections or {})
+    default = {"state_path": str(workdir / "state"),
+               "auth_strategy": auth_strategy, "rpc_transport": "none",
+               "log_file": str(workdir / "ironic.log"),
+               **sections.pop("DEFAULT", {})}
+    lines = ["[DEFAULT]"] + [f"{k} = {v}" for k, v in default.items()]
     lines += [f"{name} = {value}" for name, value in
               (TEST_DRIVERS if drivers is None else drivers).items()]
     if htpasswd is not None:
         lines.append(f"http_basic_auth_user_file = {htpasswd}")
     lines += ["", "[api]", "host_ip = 127.0.0.1", f"port = {port}"]
     lines += [f"{name} = {value}" for name, value in (api or {}).items()]
-    lines += ["", "[dhcp]", "dhcp_provider = none", ""]
-    for section, options in (sections or {}).items():
+    if "dhcp" not in sections:
+        lines += ["", "[dhcp]", "dhcp_provider = none", ""]
+    # Agent logs collected on failures stay in the test's directory.
+    sections["agent"] = {"deploy_logs_local_path":
+                         str(workdir / "deploy-logs"),
+                         **sections.get("agent", {})}
+    for section, options in sections.items():
         lines += [f"[{section}]"]
         lines += [f"{name} = {value}" for name, value in options.items()]
         lines += [""]
@@ -114,10 +123,14 @@ class Service:
                  htpasswd: Path | None = None, port: int | None = None,
                  drivers: dict[str, str] | None = None,
                  api: dict[str, str] | None = None,
-                 sections: dict[str, dict[str, str]] | None = None):
+                 sections: dict[str, dict[str, str]] | None = None,
+                 cacert: Path | None = None):
         self.workdir = workdir
         self.port = port or free_port()
-        self.endpoint = f"http://127.0.0.1:{self.port}"
+        # With a CA the service is expected to serve HTTPS.
+        self.cacert = cacert
+        scheme = "https" if cacert else "http"
+        self.endpoint = f"{scheme}://127.0.0.1:{self.port}"
         self.config = write_config(workdir, self.port, auth_strategy,
                                    htpasswd, drivers, api, sections)
         self.proc: subprocess.Popen | None = None
@@ -157,8 +170,11 @@ class Service:
                            f"{START_DEADLINE}s:\n{self.logs()}")
 
     def _answers(self) -> bool:
+        context = (ssl.create_default_context(cafile=str(self.cacert))
+                   if self.cacert else None)
         try:
-            with urllib.request.urlopen(self.endpoint + "/", timeout=2) as r:
+            with urllib.request.urlopen(self.endpoint + "/", timeout=2,
+                                        context=context) as r:
                 return r.status == 200
         except (urllib.error.URLError, ConnectionError, TimeoutError):
             return False
@@ -184,6 +200,12 @@ class Service:
             self._output.close()
             self._output = None
         return code
+
+    def logs_whole(self) -> str:
+        """Everything the service printed and logged, untrimmed."""
+        return "\n".join(path.read_text(errors="replace")
+                         for path in (self.workdir / "stdout.log",
+                                      self.log_path) if path.exists())
 
     def logs(self) -> str:
         parts = []

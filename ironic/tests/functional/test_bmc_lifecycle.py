@@ -13,8 +13,7 @@ import time
 import pytest
 import sushy
 
-from ironic.common import driver_factory, hash_ring, rpc, states
-from ironic.conductor import base_manager, rpcapi
+from ironic.common import states
 from ironic.tests import fixtures as ifx
 from ironic.tests.emulators.launch import (
     IpmiEmulator,
@@ -50,16 +49,9 @@ def env(api_without_conductor, config, monkeypatch):
     config("conductor", automated_clean=False)
     config("ipmi", min_command_interval=0, command_retry_timeout=5)
     config("redfish", connection_retry_interval=0, connection_attempts=2)
-    rpc.reset()
-    hash_ring.reset()
-    monkeypatch.setattr(rpcapi, "_API", None)
-    svc = base_manager.ConductorService()
-    svc.start()
-    api.version = V
-    yield api, svc
-    svc.stop(timeout=5)
-    rpc.reset()
-    driver_factory.reset()
+    with ifx.conductor_in_process(monkeypatch) as svc:
+        api.version = V
+        yield api, svc
 
 
 def _wait(env, resp, status=202):

@@ -18,7 +18,6 @@ test.
 from __future__ import annotations
 
 import json
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -26,8 +25,9 @@ import urllib.request
 import pytest
 
 from ironic.api import app as api_app
-from ironic.common import driver_factory, hash_ring, rpc, wsgi_service
+from ironic.common import driver_factory, hash_ring, rpc
 from ironic.conductor import base_manager, rpcapi
+from ironic.serving.server import ServerThread
 from ironic.tests import data
 from ironic.tests import fixtures as ifx
 from ironic.tests.functional import conftest as fconf
@@ -156,18 +156,12 @@ def live(api_without_conductor, config, monkeypatch):
     monkeypatch.setattr(rpcapi, "_API", None)
     conductor = base_manager.ConductorService()
     conductor.start()
-    port = svc.free_port()
-    server = wsgi_service.make_server(api_app.setup_app(), "127.0.0.1",
-                                      port, threads=4)
-    server.prepare()
-    thread = threading.Thread(target=server.serve, daemon=True)
-    thread.start()
-    endpoint = f"http://127.0.0.1:{port}"
+    server = ServerThread(api_app.setup_app()).start()
+    endpoint = server.endpoint
     conn = fconf.sdk_connection(endpoint)
     yield endpoint, svc.Cli(endpoint), conn
     conn.close()
     server.stop()
-    thread.join(10)
     conductor.stop(timeout=5)
     rpc.reset()
     driver_factory.reset()

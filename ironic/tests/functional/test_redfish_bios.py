@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from ironic.common import driver_factory, hash_ring, rpc, states
-from ironic.conductor import base_manager, rpcapi
+from ironic.common import states
 from ironic.tests import fixtures as ifx
 from ironic.tests.emulators.launch import RedfishEmulator
 from ironic.tests.functional.redfish_helpers import emulator_system
@@ -34,16 +33,9 @@ def env(api_without_conductor, config, monkeypatch):
     config(rpc_transport="none", host="test-conductor")
     config("conductor", automated_clean=False)
     config("redfish", connection_retry_interval=0, connection_attempts=2)
-    rpc.reset()
-    hash_ring.reset()
-    monkeypatch.setattr(rpcapi, "_API", None)
-    svc = base_manager.ConductorService()
-    svc.start()
-    api.version = V
-    yield api, svc
-    svc.stop(timeout=5)
-    rpc.reset()
-    driver_factory.reset()
+    with ifx.conductor_in_process(monkeypatch) as svc:
+        api.version = V
+        yield api, svc
 
 
 def _wait(env, resp, status=202):

@@ -46,6 +46,11 @@ def test_inspection_fills_properties_and_ports(emulator, database, config):
     assert sorted(p["address"] for p in ports) == sorted(system_macs(0))
     assert {p["node_id"] for p in ports} == {node.id}
 
+    stored = db_api.get_instance().get_node_inventory(node.id)
+    assert stored.inventory_data["memory"] == {"physical_mb": 8192}
+    assert stored.inventory_data["cpu"]["count"] == 4
+    assert stored.plugin_data == {}
+
     # Inspecting again creates no duplicate ports.
     redfish_inspect.RedfishInspect().inspect_hardware(task)
     assert len(db_api.get_instance().get_port_list(columns=["id"])) == 2

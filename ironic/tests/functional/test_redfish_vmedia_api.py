@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from ironic.common import driver_factory, hash_ring, rpc
-from ironic.conductor import base_manager, rpcapi
 from ironic.tests import fixtures as ifx
 from ironic.tests.emulators.launch import RedfishEmulator
 from ironic.tests.functional.redfish_helpers import (
@@ -38,16 +36,9 @@ def env(api_without_conductor, config, monkeypatch):
                                vendor=["redfish", "no-vendor"])
     config(rpc_transport="none", host="test-conductor")
     config("redfish", connection_retry_interval=0, connection_attempts=2)
-    rpc.reset()
-    hash_ring.reset()
-    monkeypatch.setattr(rpcapi, "_API", None)
-    svc = base_manager.ConductorService()
-    svc.start()
-    api.version = V
-    yield api, svc
-    svc.stop(timeout=5)
-    rpc.reset()
-    driver_factory.reset()
+    with ifx.conductor_in_process(monkeypatch) as svc:
+        api.version = V
+        yield api, svc
 
 
 def _drives(bmc) -> dict[str, tuple[bool, str]]:

@@ -16,8 +16,6 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ironic.common import exception
-from ironic.db import api as db_api
-from ironic.db.sqlalchemy import models
 from ironic.objects.port import Port
 from ironic.objects.portgroup import Portgroup
 
@@ -38,13 +36,8 @@ def _kind(obj: Any) -> str:
 
 def port_like_objects(task: Any) -> tuple[list[Port], list[Portgroup]]:
     """The node's ports and port groups, as objects."""
-    dbapi = db_api.get_instance()
-    node_id = task.node.id
-    ports = [Port.from_db(r) for r in dbapi.get_port_list(
-        filters=[models.Port.node_id == node_id])]
-    groups = [Portgroup.from_db(r) for r in dbapi.get_portgroup_list(
-        filters=[models.Portgroup.node_id == node_id])]
-    return ports, groups
+    return (Port.list_for_node(task.node.id),
+            Portgroup.list_for_node(task.node.id))
 
 
 def list_vifs(task: Any) -> list[dict[str, str]]:

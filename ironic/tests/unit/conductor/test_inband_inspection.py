@@ -23,10 +23,16 @@ MAC = "02:fc:00:00:00:01"
 
 @pytest.fixture
 def env(api, config, monkeypatch):
+    yield from conductor_env(api, config, monkeypatch,
+                             inspect=["fake", "no-inspect", "agent"])
+
+
+def conductor_env(api, config, monkeypatch, **interfaces):
+    """The API at the newest version and an in-process conductor serving
+    fake-hardware with the test interfaces (replaced by ``interfaces``)."""
     monkeypatch.setattr(versions, "MAX_VERSION", versions.NEWEST_KNOWN)
     monkeypatch.setattr(versions, "MAX_VERSION_STRING", V)
-    ifx.configure_test_drivers(config, inspect=["fake", "no-inspect",
-                                                "agent"])
+    ifx.configure_test_drivers(config, **interfaces)
     ifx.register_test_conductor()
     config(rpc_transport="none", host="test-conductor")
     config("conductor", node_locked_retry_attempts=0)

@@ -71,7 +71,7 @@ def test_available_node_cannot_be_retired(env):
     _provision(env, uuid, "provide")
     resp = env[0].patch(f"/v1/nodes/{uuid}", [
         {"op": "add", "path": "/retired", "value": True}])
-    assert resp.status_int == 400
+    assert resp.status_int == 409
 
 
 def test_conductor_refuses_provide_of_retired_node(env):
