@@ -3,10 +3,17 @@
 ``service`` is one process for the whole session (tests there create their
 own uniquely named resources); a module that needs a database or options of
 its own starts its own process with ``run_service`` in a module fixture.
+
+``IRONIC_TEST_API_SERVER=mod_wsgi`` or ``gunicorn`` makes ``service`` the
+API under that server beside a conductor, on PostgreSQL and RabbitMQ
+(``wsgi_servers``), so that the tests using it run through a maintained
+WSGI server as deployments do (``tox -e functional-wsgi``); the other
+tests, which start services of their own, are deselected then.
 """
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 
@@ -14,6 +21,7 @@ import openstack
 import pytest
 
 from ironic.tests.functional import service as svc
+from ironic.tests.functional import wsgi_servers
 
 BASIC_USERS = {"operator": "s3cret-pass", "auditor": "another-pass"}
 
@@ -34,7 +42,37 @@ def run_service(tmp_factory, name: str, **kwargs):
 
 @pytest.fixture(scope="session")
 def service(tmp_path_factory):
+    server = os.environ.get("IRONIC_TEST_API_SERVER", "")
+    if server:
+        with wsgi_servers.split_service(server, tmp_path_factory) as split:
+            yield split
+        return
     yield from run_service(tmp_path_factory, "aio")
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    if not os.environ.get("IRONIC_TEST_API_SERVER"):
+        return
+    shared, own = [], []
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        chosen = info.name2fixturedefs.get("service") if info else None
+        # A module's own ``service`` fixture has the module as its base.
+        if chosen and not chosen[-1].baseid.endswith(".py"):
+            shared.append(item)
+        else:
+            own.append(item)
+    if own:
+        config.hook.pytest_deselected(items=own)
+        items[:] = shared
+
+
+def needs_all_in_one(service) -> None:
+    """Skip a test that reads the all-in-one's own files (its sqlite
+    database, say) when ``service`` is a split deployment."""
+    if not isinstance(service, svc.Service):
+        pytest.skip("reads the all-in-one's files; the service here is "
+                    "the API under a WSGI server beside a conductor")
 
 
 @pytest.fixture(scope="module")

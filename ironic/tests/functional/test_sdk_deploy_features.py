@@ -18,6 +18,7 @@ import requests
 from openstack import exceptions as sdk_exc
 
 from ironic.common import configdrive
+from ironic.tests.functional import conftest as fconf
 from ironic.tests.functional import service as svc
 
 WAIT = 60  # a bound for the SDK's own polling, not a tuned delay
@@ -102,6 +103,7 @@ def test_deploy_template_missing_step_fails_deploy(
 
 def test_config_drive_built_from_parts(conn, service, max_minor, unique):
     needs(max_minor, 59)
+    fconf.needs_all_in_one(service)
     node = _available(conn, unique)
     parts = {"meta_data": {"hostname": f"h-{unique}"},
              "user_data": "#cloud-config\n",
