@@ -4,8 +4,10 @@
 # namespaces, Apache with mod_wsgi for the API under mod_wsgi,
 # redis-server that the HA scenarios start on ports of their own, xorriso
 # to read back the ISO images the service builds, qemu-img to convert
-# instance images; udev, lshw and dmidecode for the real agent's inventory; QEMU, OVMF, GRUB's EFI modules, dosfstools and mtools to
-# boot an ISO in UEFI firmware, without their recommends: no display stack)
+# instance images; udev, lshw and dmidecode for the real agent's inventory,
+# parted for the partition table it reads after writing an image; QEMU,
+# OVMF, GRUB's EFI modules, dosfstools and mtools to boot an ISO in UEFI
+# firmware, without their recommends: no display stack)
 # when missing. Needs root or sudo; prints what it does.
 set -euo pipefail
 missing=()
@@ -24,6 +26,7 @@ command -v qemu-img >/dev/null 2>&1 || missing+=(qemu-utils)
 command -v udevadm >/dev/null 2>&1 || missing+=(udev)
 command -v lshw >/dev/null 2>&1 || missing+=(lshw)
 command -v dmidecode >/dev/null 2>&1 || missing+=(dmidecode)
+command -v parted >/dev/null 2>&1 || missing+=(parted)
 # Installed without their recommends (QEMU's pull in a display stack).
 bare=()
 command -v qemu-system-x86_64 >/dev/null 2>&1 || bare+=(qemu-system-x86)
@@ -48,7 +51,8 @@ if command -v apt-get >/dev/null 2>&1; then
 elif command -v dnf >/dev/null 2>&1; then
     $SUDO dnf install -y ipmitool dnsmasq socat busybox iproute ethtool \
         httpd python3-mod_wsgi redis xorriso qemu-img qemu-system-x86 \
-        edk2-ovmf grub2-efi-x64-modules dosfstools mtools
+        edk2-ovmf grub2-efi-x64-modules dosfstools mtools udev lshw \
+        dmidecode parted
 else
     echo "Please install: ${missing[*]} ${bare[*]}" >&2
     exit 1

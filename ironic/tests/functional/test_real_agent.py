@@ -17,6 +17,7 @@ The agent's virtualenv is installed on first use (IRONIC_IPA_VENV, default
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
@@ -30,6 +31,7 @@ from ironic.tests.functional import conftest as fconf
 from ironic.tests.functional import service as svc
 from ironic.tests.functional.test_agent_deploy import _until
 from ironic.tests.functional.test_ipa_client import ipa
+from ironic.tests.functional.test_network_boot import _Server
 from ironic.tests.realagent import agent_venv, launch
 
 MIB = 1024 * 1024
@@ -54,7 +56,18 @@ def agent_python():
 
 
 @pytest.fixture(scope="module")
-def aio(tmp_path_factory, agent_python):
+def images(tmp_path_factory):
+    """A loopback HTTP server of instance images, and its directory."""
+    directory = tmp_path_factory.mktemp("images")
+    server = _Server(directory)
+    yield server, directory
+    server.close()
+
+
+@pytest.fixture(scope="module")
+def aio(tmp_path_factory, agent_python, images):
+    http_root = tmp_path_factory.mktemp("httpboot")
+    boot_server = _Server(http_root)
     sections = {
         # A lookup outside the waiting states issues a token: the stale
         # token case of test_bmc_boots_agent, with the real agent.
@@ -63,9 +76,15 @@ def aio(tmp_path_factory, agent_python):
                   "command_wait_interval": "1"},
         "ipmi": {"min_command_interval": "0"},
         "conductor": {"check_provision_state_interval": "1"},
+        # Where the conductor serves the images it converts itself.
+        "deploy": {"http_root": str(http_root),
+                   "http_url": boot_server.url},
     }
-    yield from fconf.run_service(tmp_path_factory, "aio-real-agent",
-                                 drivers=DRIVERS, sections=sections)
+    try:
+        yield from fconf.run_service(tmp_path_factory, "aio-real-agent",
+                                     drivers=DRIVERS, sections=sections)
+    finally:
+        boot_server.close()
 
 
 def _machine(aio, *extra: str):
@@ -194,3 +213,89 @@ def test_real_agent_inspects_the_lab_machine(aio, inspected_machine, conn):
     # The ports hook found the machine's one NIC, already enrolled.
     assert [p.address for p in conn.baremetal.ports(node_id=node.id)] == [
         mac]
+
+
+def _whole_disk_image(size: int) -> bytes:
+    """A raw whole-disk image: an MBR with one Linux partition (the agent
+    checks that a written disk has a partition table), then a pattern."""
+    mbr = bytearray(512)
+    mbr[440:444] = bytes.fromhex("efbeadde")
+    mbr[446:462] = (b"\x00\x00\x00\x00\x83\x00\x00\x00"
+                    + (2048).to_bytes(4, "little")
+                    + ((size // 512) - 2048).to_bytes(4, "little"))
+    mbr[510:512] = b"\x55\xaa"
+    pattern = hashlib.sha256(b"lab image").digest() * (MIB // 32)
+    body = (pattern * (size // len(pattern) + 1))[:size - 512]
+    return bytes(mbr) + body
+
+
+def _deploy(conn, aio, bmc, node_id: str, instance_info: dict):
+    node = conn.baremetal.get_node(node_id)
+    if node.provision_state == "manageable":
+        conn.baremetal.set_node_provision_state(node_id, "provide")
+        _until(conn, node_id, "available")
+    conn.baremetal.patch_node(node_id, [
+        {"op": "add", "path": "/instance_info", "value": instance_info},
+        # BIOS: a whole-disk image then needs no boot loader installed
+        # (the agent's efibootmgr would be refused in the lab).
+        {"op": "add", "path": "/properties/capabilities",
+         "value": "boot_mode:bios"}])
+    boots = bmc.state(0)["boots"]
+    conn.baremetal.set_node_provision_state(node_id, "active")
+    done = _wait(conn, aio, bmc, node_id, "active", "deploy failed")
+    assert done.provision_state == "active", (
+        done.last_error, _agent_log(bmc)[-8000:])
+    # One boot into the agent, one into the instance (the lab machine
+    # starts the agent at every power on).
+    assert bmc.state(0)["boots"] == boots + 2
+    return done
+
+
+def _undeploy(conn, node_id: str) -> None:
+    conn.baremetal.set_node_provision_state(node_id, "deleted")
+    _until(conn, node_id, "available")
+
+
+def test_real_agent_streams_a_raw_image_byte_for_byte(aio, machine, conn,
+                                                      node, images):
+    bmc, disk = machine
+    server, directory = images
+    image = _whole_disk_image(8 * MIB)
+    (directory / "lab.raw").write_bytes(image)
+    launch.make_disk(disk, 64 * MIB)
+    _deploy(conn, aio, bmc, node.id, {
+        "image_source": f"{server.url}/lab.raw",
+        "image_disk_format": "raw",
+        "image_os_hash_algo": "sha256",
+        "image_os_hash_value": hashlib.sha256(image).hexdigest()})
+    log = _agent_log(bmc)
+    # Streamed from the image server while checking its checksum.
+    assert "Image streamed onto device " + disk in log
+    with open(disk, "rb") as f:
+        assert f.read(len(image)) == image
+    _undeploy(conn, node.id)
+
+
+def test_real_agent_writes_a_qcow2_image_the_conductor_converted(
+        aio, machine, conn, node, images, tmp_path):
+    bmc, disk = machine
+    server, directory = images
+    image = _whole_disk_image(6 * MIB)
+    raw = tmp_path / "lab.raw"
+    raw.write_bytes(image)
+    subprocess.run(["qemu-img", "convert", "-f", "raw", "-O", "qcow2",
+                    str(raw), str(directory / "lab.qcow2")], check=True)
+    qcow2 = (directory / "lab.qcow2").read_bytes()
+    launch.make_disk(disk, 64 * MIB)
+    _deploy(conn, aio, bmc, node.id, {
+        "image_source": f"{server.url}/lab.qcow2",
+        "image_os_hash_algo": "sha512",
+        "image_os_hash_value": hashlib.sha512(qcow2).hexdigest(),
+        # The conductor fetches and checks it, converts it to raw
+        # ([DEFAULT]force_raw_images) and serves that to the agent.
+        "image_download_source": "local"})
+    assert "Image streamed onto device " + disk in _agent_log(bmc)
+    with open(disk, "rb") as f:
+        assert f.read(len(image)) == image
+    _undeploy(conn, node.id)
+

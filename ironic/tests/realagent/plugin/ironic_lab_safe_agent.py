@@ -14,6 +14,14 @@ Three fences, each enough on its own for what it covers:
 3. Opening anything under /dev (but null, zero, random...), /proc or /sys
    for writing raises PermissionError (e.g. /proc/sysrq-trigger).
 
+The lab machine's disk is a regular file (IRONIC_LAB_DISK), which the
+agent writes an image to like any file. Two of the tools it then reads
+the disk with are let through the allow-list for that file's sake:
+``parted ... print`` (only printing) and ``lsblk`` on the file, which lsblk
+cannot describe (not a block device): its answer is made here, from
+blkid's low-level probe of the file and the file's size, in lsblk's
+``--pairs`` form.
+
 The agent's code (lookup, token, heartbeat, command API, steps) is left
 untouched; the lab machine's disk and NIC come from the hardware manager
 ironic_lab_agent_hardware, which the agent loads through its documented entry point.
@@ -34,7 +42,13 @@ LOG = logging.getLogger("ironic_lab.safe_agent")
 READ_ONLY_TOOLS = frozenset({
     "lsblk", "blkid", "lscpu", "lshw", "dmidecode", "lspci", "findmnt",
     "uname", "true", "cat", "sync", "getconf", "nproc", "hostname",
-    "readlink",
+    "readlink", "hexdump",
+})
+# parted commands that change a disk; only "print" may run.
+PARTED_CHANGES = frozenset({
+    "mklabel", "mktable", "mkpart", "mkpartfs", "rm", "resizepart",
+    "resize", "move", "cp", "rescue", "set", "toggle", "disk_set",
+    "disk_toggle", "name", "type", "mkfs",
 })
 # Device files a program may write without touching hardware.
 HARMLESS_DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random",
@@ -56,6 +70,8 @@ def command_allowed(argv: list) -> bool:
         return not any(a.split("=")[0] in changes for a in args)
     if tool == "ldconfig":  # ctypes.util.find_library
         return args == ["-p"]
+    if tool == "parted":
+        return "print" in args and not PARTED_CHANGES.intersection(args)
     if tool == "udevadm":
         return args[:1] in (["info"], ["settle"])
     if tool == "ip":
@@ -76,6 +92,42 @@ def path_forbidden(path) -> bool:
     return real.startswith(("/proc/", "/sys/"))
 
 
+def lab_disk_lsblk(argv: list) -> list | None:
+    """The command that answers ``argv`` (an lsblk of the lab disk file)
+    in lsblk's --pairs form, or None when ``argv`` is anything else."""
+    disk = os.environ.get("IRONIC_LAB_DISK")
+    if not disk or os.path.basename(str(argv[0])) != "lsblk":
+        return None
+    args = [str(a) for a in argv[1:]]
+    if os.path.realpath(disk) not in {os.path.realpath(a) for a in args
+                                      if a.startswith("/")}:
+        return None
+    columns = "NAME,SIZE,TYPE"
+    for i, arg in enumerate(args):
+        if arg in ("-o", "--output") and i + 1 < len(args):
+            columns = args[i + 1]
+        elif arg.startswith("--output="):
+            columns = arg.split("=", 1)[1]
+    return [sys.executable, "-c", _LSBLK_STAND_IN, disk, columns]
+
+
+# Run as a child: argv[1] the disk file, argv[2] lsblk's column list.
+_LSBLK_STAND_IN = """
+import os, subprocess, sys
+disk, columns = sys.argv[1], sys.argv[2].split(",")
+probe = subprocess.run(["blkid", "-p", "-o", "export", disk],
+                       capture_output=True, text=True).stdout
+found = dict(line.split("=", 1) for line in probe.splitlines() if "=" in line)
+known = {"NAME": disk, "KNAME": disk, "PATH": disk, "TYPE": "disk",
+         "SIZE": str(os.path.getsize(disk)), "RO": "0", "RM": "0",
+         "ROTA": "0", "MODEL": "lab file disk",
+         "UUID": found.get("UUID", ""), "PARTUUID": "",
+         "PTUUID": found.get("PTUUID", ""), "PTTYPE": found.get("PTTYPE", ""),
+         "FSTYPE": found.get("TYPE", ""), "LABEL": found.get("LABEL", "")}
+print(" ".join(f'{c}="{known.get(c, "")}"' for c in columns))
+"""
+
+
 _popen_init = subprocess.Popen.__init__
 
 
@@ -85,8 +137,11 @@ def _fenced_popen_init(self, args, *rest, **kwargs):
         allowed, text = False, str(args)
     else:
         argv = list(args)
-        allowed = command_allowed(argv)
         text = " ".join(shlex.quote(str(a)) for a in argv)
+        stand_in = lab_disk_lsblk(argv)
+        if stand_in is not None:
+            return _popen_init(self, stand_in, *rest, **kwargs)
+        allowed = command_allowed(argv)
     if allowed:
         return _popen_init(self, args, *rest, **kwargs)
     LOG.warning("refused to run: %s", text)

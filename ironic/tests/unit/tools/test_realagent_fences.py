@@ -23,6 +23,9 @@ _spec.loader.exec_module(fences)
     ["udevadm", "info", "--query=all", "/dev/vda"], ["udevadm", "settle"],
     ["ip", "-o", "addr", "show"], ["ldconfig", "-p"], ["dmidecode"],
     ["journalctl", "--version"], ["journalctl", "-a", "-n", "10000"],
+    ["parted", "-s", "-m", "/tmp/m/disk.img", "unit", "MiB", "print"],
+    ["parted", "--script", "/tmp/m/disk.img", "--", "print"],
+    ["hexdump", "-s", "440", "-n", "4", "-e", '"0x%08x"', "/tmp/m/disk.img"],
 ])
 def test_reading_tools_run(argv):
     assert fences.command_allowed(argv)
@@ -35,6 +38,8 @@ def test_reading_tools_run(argv):
     ["udevadm", "trigger"], ["modprobe", "ipmi_si"], ["qemu-img", "convert"],
     ["mdadm", "--assemble", "--scan"], ["ldconfig"], ["sh", "-c", "true"],
     ["journalctl", "--vacuum-size=1"], ["journalctl", "--rotate"],
+    ["parted", "-s", "/dev/sda", "mklabel", "gpt"],
+    ["parted", "-s", "/dev/sda", "rm", "1", "print"], ["partprobe", "/dev/sda"],
 ])
 def test_changing_tools_are_refused(argv):
     assert not fences.command_allowed(argv)
@@ -73,3 +78,37 @@ def test_agent_configuration(tmp_path):
         assert line in text.splitlines()
     plain = launch.write_config(str(tmp_path), "http://x", 1, 30)
     assert "inspection_callback_url" not in open(plain).read()
+
+
+def _mbr_disk(path, size):
+    """A file with an MBR partition table of one Linux partition."""
+    sector = bytearray(512)
+    sector[440:444] = bytes.fromhex("78563412")
+    # Status, CHS (unused), type 0x83, CHS, first LBA 2048, 2048 sectors.
+    sector[446:462] = (b"\x00\x00\x00\x00\x83\x00\x00\x00"
+                       + (2048).to_bytes(4, "little")
+                       + (2048).to_bytes(4, "little"))
+    sector[510:512] = b"\x55\xaa"
+    with open(path, "wb") as f:
+        f.write(sector)
+        f.truncate(size)
+
+
+def test_lsblk_of_the_lab_disk_is_answered_for_the_file(tmp_path,
+                                                        monkeypatch):
+    import subprocess
+    disk = tmp_path / "disk.img"
+    _mbr_disk(disk, 4 * 1024 * 1024)
+    monkeypatch.setenv("IRONIC_LAB_DISK", str(disk))
+    argv = ["lsblk", "--pairs", "--bytes", "--ascii", "--nodeps",
+            "--output", "UUID,PARTUUID,SIZE,PTTYPE,TYPE", str(disk)]
+    stand_in = fences.lab_disk_lsblk(argv)
+    assert stand_in is not None
+    out = subprocess.run(stand_in, capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == ('UUID="" PARTUUID="" SIZE="4194304" '
+                           'PTTYPE="dos" TYPE="disk"')
+    # Other devices, and lsblk without the disk, run the real lsblk.
+    assert fences.lab_disk_lsblk(["lsblk", "--pairs", "/dev/sda"]) is None
+    assert fences.lab_disk_lsblk(["lsblk", "-bia", "--json"]) is None
+    assert fences.lab_disk_lsblk(["blkid", str(disk)]) is None
