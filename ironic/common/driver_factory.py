@@ -21,6 +21,7 @@ import stevedore
 import stevedore.exception
 
 from ironic.common import exception
+from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers import base
 
@@ -235,12 +236,12 @@ def build_driver(node: Any) -> base.BareDriver:
     return load().build_driver(node)
 
 
-def build_driver_for_task(task: Any) -> None:
+def build_driver_for_task(task: Task) -> None:
     """Give ``task`` the driver of its node (``task.driver``)."""
     task.driver = load().build_driver(task.node)
 
 
-def validate_driver_interfaces(task: Any) -> dict[str, dict]:
+def validate_driver_interfaces(task: Task) -> dict[str, dict]:
     """{interface type: {"result": bool, "reason": str|None}} for a node.
 
     Vendor is left out: it is validated per passthru call.

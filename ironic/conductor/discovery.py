@@ -33,6 +33,7 @@ from ironic.common import (
     utils,
 )
 from ironic.common.inspection_rules import engine as rules
+from ironic.common.task import Task
 from ironic.conductor import ramdisk, task_manager
 from ironic.conf import CONF
 from ironic.db import api as db_api
@@ -114,7 +115,7 @@ def enroll(context: Any, host: str, pool: Any, node_uuid: str,
     return {"node": fields, "agent_token": token}
 
 
-def process(task: Any, inventory: dict, plugin_data: dict) -> None:
+def process(task: Task, inventory: dict, plugin_data: dict) -> None:
     """Worker: hooks, rules, inventory; the node stays in enroll."""
     node = task.node
     try:

@@ -34,6 +34,7 @@ import time
 from typing import Any, Callable
 
 from ironic.common import agent_token, boot_iso, boot_modes, exception
+from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers.modules import image_cache, pxe_info
 
@@ -162,7 +163,7 @@ def kernel_params(node: Any, ramdisk_params: dict[str, Any]) -> str:
     return " ".join(p for p in (base, *parts) if p)
 
 
-def issue_token(task: Any) -> str:
+def issue_token(task: Task) -> str:
     """A new agent token for the ramdisk about to boot from the ISO,
     recorded as pre-generated (lookup will not reveal it) and saved."""
     node = task.node
@@ -184,7 +185,7 @@ def _cache() -> image_cache.ImageCache:
     return image_cache.boot_image_cache(master)
 
 
-def build_and_publish(task: Any, mode: str, params: str,
+def build_and_publish(task: Task, mode: str, params: str,
                       inject: dict[str, bytes] | None = None) -> str:
     """Build the node's ISO of ``mode`` (see ``check_images``) booting
     with ``params`` and publish it; its URL."""

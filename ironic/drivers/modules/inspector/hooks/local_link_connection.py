@@ -12,6 +12,7 @@ import binascii
 import logging
 from typing import Any
 
+from ironic.common.task import Task
 from ironic.drivers.modules.inspector.hooks import base
 from ironic.objects.port import Port
 
@@ -74,7 +75,7 @@ def parse_lldp(tlvs: Any, names: dict[int, str] | None = None
 
 class LocalLinkConnectionHook(base.InspectionHook):
 
-    def __call__(self, task: Any, inventory: dict,
+    def __call__(self, task: Task, inventory: dict,
                  plugin_data: dict) -> None:
         by_mac = {}
         for iface in inventory.get("interfaces") or ():
