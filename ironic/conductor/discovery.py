@@ -50,7 +50,7 @@ def _now() -> datetime.datetime:
 
 def boot_mac(inventory: dict) -> str | None:
     """The MAC the machine booted from, else its lowest valid one."""
-    macs = sorted({utils.normalize_mac(i.get("mac_address"))
+    macs = sorted({utils.normalize_mac(i["mac_address"])
                    for i in inventory.get("interfaces") or ()
                    if isinstance(i, dict)
                    and utils.is_valid_mac(i.get("mac_address"))})

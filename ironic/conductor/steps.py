@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from typing import Any
+from typing import Any, Sequence
 
 from ironic import metrics
 from ironic.common import exception, states
@@ -126,7 +126,7 @@ class StepState:
 
 def available(task: Task, kind: Kind) -> list[dict]:
     """Every step the node's interfaces offer for ``kind``."""
-    found = []
+    found: list[dict] = []
     for iface_type in INTERFACE_TYPES:
         iface = getattr(task.driver, iface_type, None)
         if iface is None:
@@ -137,7 +137,7 @@ def available(task: Task, kind: Kind) -> list[dict]:
     return sorted(found, key=sort_key)
 
 
-def automated(task: Task, kind: Kind, user_steps: list[dict] = ()
+def automated(task: Task, kind: Kind, user_steps: Sequence[dict] = ()
               ) -> list[dict]:
     """The steps to run without an explicit list: priority above 0.
 

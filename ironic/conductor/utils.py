@@ -50,7 +50,7 @@ def fail(task: Task, event: str, message: str,
 
 # The history event_type of a failure, by the state the node was in when
 # it happened: the words the public service uses for each flow.
-_EVENT_TYPES = {
+_EVENT_TYPES: dict[str | None, str] = {
     states.VERIFYING: "verify",
     states.INSPECTING: "introspection", states.INSPECTWAIT: "introspection",
     states.CLEANING: "cleaning", states.CLEANWAIT: "cleaning",

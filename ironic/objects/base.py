@@ -80,7 +80,9 @@ class IronicObject:
             # A Core row or a named tuple: its columns by position, in one
             # C call. Reading sixty-odd attributes of a row one by one by
             # name cost more than the query that fetched it.
-            names, pick, missing, id_pick = _row_layout(cls, columns)
+            # (typeshed's lru_cache wants Hashable, which type[Self] is)
+            names, pick, missing, id_pick = _row_layout(
+                cls, columns)  # type: ignore[arg-type]
             values.update(zip(names, pick(db_obj), strict=True))
             values.update(missing)
             values["id"] = id_pick(db_obj)
