@@ -279,7 +279,7 @@ _CLASSES: dict[tuple[str, str], type] = {}
 _INSTANCES: dict[tuple[str, str], base.BaseInterface] = {}
 
 
-def interface_class(kind: str, name: str) -> type:
+def interface_class(kind: str, name: str) -> type[Any]:
     """The class behind entry point ``name`` of interface type ``kind``."""
     key = (kind, name)
     if key not in _CLASSES:
