@@ -331,10 +331,10 @@ def register_hardware(conductor_id: int, hostname: str,
         CONF.conductor.heartbeat_timeout))
 
 
-def _offers(rows: list[dict]) -> dict[tuple[str, str], dict]:
+def _offers(rows: list[dict]) -> dict[tuple[str | None, str], dict]:
     """{(hostname, hardware type): {"names": {(interface type, name)},
     "defaults": {interface type: default name}}}."""
-    out: dict[tuple[str, str], dict] = {}
+    out: dict[tuple[str | None, str], dict] = {}
     for r in rows:
         offer = out.setdefault((r.get("hostname"), r["hardware_type"]),
                                {"names": set(), "defaults": {}})
