@@ -22,7 +22,7 @@ import collections
 import datetime
 import logging
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ironic.common import exception, states, utils
 from ironic.common.task import Task
@@ -88,7 +88,14 @@ def _touch(node: Any) -> None:
         datetime.timezone.utc).replace(tzinfo=None)
 
 
-class AgentStepsMixin:
+if TYPE_CHECKING:
+    # What the mixins expect of the interface classes they are mixed into.
+    _Interface = base.BaseInterface
+else:
+    _Interface = object
+
+
+class AgentStepsMixin(_Interface):
     """In-band steps through the agent, resumed by its heartbeats."""
 
     #: Kinds of steps the agent runs for this interface.
@@ -416,7 +423,7 @@ class AgentStepsMixin:
                     info = t.node.driver_internal_info or {}
                     if t.node.provision_state in KIND_OF_WAIT and \
                             fast_track.agent_alive(t.node):
-                        self.heartbeat(t, info.get("agent_url"),
+                        self.heartbeat(t, info["agent_url"],
                                        info.get("agent_version"))
             except Exception:  # noqa: BLE001 - the next heartbeat retries
                 LOG.exception("Node %s: fast track could not resume with "
@@ -436,8 +443,11 @@ _WORKING = {"deploy": (states.DEPLOYING,), "clean": (states.CLEANING,),
             "service": (states.SERVICING,)}
 
 
-class AgentCleaningMixin:
+class AgentCleaningMixin(_Interface):
     """Cleaning and servicing in the agent ramdisk."""
+
+    if TYPE_CHECKING:
+        def boot_agent(self, task: Task) -> None: ...  # AgentStepsMixin's
 
     def prepare_cleaning(self, task: Task) -> str:
         node = task.node

@@ -256,8 +256,9 @@ class IPMIManagement(base.ManagementInterface):
         self._check_indicator(component, indicator)
         state = ipmi_client.parse_identify_state(
             _run(task, "raw", "0x00", "0x01"))
-        return {"on": indicator_states.ON, "off": indicator_states.OFF}.get(
-            state, indicator_states.UNKNOWN)
+        known: dict[str | None, str] = {"on": indicator_states.ON,
+                                        "off": indicator_states.OFF}
+        return known.get(state, indicator_states.UNKNOWN)
 
     @bmc_call
     def set_indicator_state(self, task: Task, component: str,
@@ -284,7 +285,7 @@ class VendorPassthru(base.VendorInterface):
         return dict(PROPERTIES)
 
     def validate(self, task: Task, method: str | None = None,
-                 **kwargs: Any) -> None:
+                 http_method: str | None = None, **kwargs: Any) -> None:
         _target(task)
         if method == "send_raw":
             raw = kwargs.get("raw_bytes")

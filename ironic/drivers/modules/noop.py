@@ -7,7 +7,7 @@ UnsupportedDriverExtension, a 400 at the API. They declare no steps.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from ironic.common import exception
 from ironic.common.task import Task
@@ -16,6 +16,7 @@ from ironic.drivers import base
 
 class _Refuse:
     supported = False
+    interface_type: ClassVar[str]
 
     def get_properties(self) -> dict[str, str]:
         return {}

@@ -57,8 +57,9 @@ def registry_of(bios) -> dict[str, Any]:
 
 
 def _allowed(entry) -> list[str]:
-    return [v.get("ValueName") for v in entry.allowable_values or []
-            if isinstance(v, dict) and v.get("ValueName") is not None]
+    return [name for v in entry.allowable_values or []
+            if isinstance(v, dict)
+            and (name := v.get("ValueName")) is not None]
 
 
 def parse_settings(settings: Any) -> dict[str, Any]:

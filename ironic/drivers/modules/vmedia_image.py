@@ -69,7 +69,9 @@ def base_url(node: Any) -> str | None:
 
 
 def image_url(node: Any) -> str:
-    return (f"{base_url(node).rstrip('/')}/{IMAGE_SUBDIR}/"
+    # (publish() checked that the node has a base URL)
+    return (f"{base_url(node).rstrip('/')}/"  # type: ignore[union-attr]
+            f"{IMAGE_SUBDIR}/"
             f"{image_name(node.uuid)}")
 
 
@@ -173,7 +175,8 @@ def issue_token(task: Task) -> str:
     node.driver_internal_info = info
     token = agent_token.issue(node, pregenerated=True)
     node.save()
-    return token
+    # The old token was dropped above: issue() gave a new one.
+    return token  # type: ignore[return-value]
 
 
 # --- building and publishing ---------------------------------------------------
@@ -235,7 +238,7 @@ def remove_stale(node_exists: Callable[[str], bool], min_age: float = 0
                  ) -> list[str]:
     """Remove the published ISOs of nodes that do not exist, and the
     leftovers of interrupted builds, older than ``min_age`` seconds."""
-    removed = []
+    removed: list[str] = []
     now = time.time()
     try:
         entries = list(os.scandir(publish_dir()))

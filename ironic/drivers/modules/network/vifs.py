@@ -89,7 +89,8 @@ def _requested(task: Task, vif_info: dict, ports: list[Port],
 def _free(task: Task, vif_id: str, ports: list[Port],
           groups: list[Portgroup]) -> Any:
     grouped = {p.portgroup_id for p in ports if p.portgroup_id}
-    candidates = [g for g in groups if g.id in grouped and not vif_of(g)]
+    candidates: list[Port | Portgroup] = [
+        g for g in groups if g.id in grouped and not vif_of(g)]
     candidates += sorted(
         (p for p in ports if not p.portgroup_id and not vif_of(p)),
         key=lambda p: not p.pxe_enabled)

@@ -3,10 +3,12 @@ was booted in."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ironic.common.task import Task
 from ironic.drivers.modules.inspector.hooks import base
 
-_MODES = {"bios": "bios", "uefi": "uefi"}
+_MODES: dict[Any, str] = {"bios": "bios", "uefi": "uefi"}
 
 
 class BootModeHook(base.InspectionHook):

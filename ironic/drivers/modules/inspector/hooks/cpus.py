@@ -4,6 +4,7 @@ inventory."""
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from ironic.common.task import Task
 from ironic.drivers.modules.inspector.hooks import base
@@ -15,7 +16,7 @@ class CPUsHook(base.InspectionHook):
 
     def __call__(self, task: Task, inventory: dict,
                  plugin_data: dict) -> None:
-        count = (inventory.get("cpu") or {}).get("count")
+        count: Any = (inventory.get("cpu") or {}).get("count")
         try:
             count = int(count)
         except (TypeError, ValueError):

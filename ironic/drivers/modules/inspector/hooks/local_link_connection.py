@@ -80,7 +80,7 @@ class LocalLinkConnectionHook(base.InspectionHook):
         by_mac = {}
         for iface in inventory.get("interfaces") or ():
             mac = (iface.get("mac_address") or "").lower()
-            link = parse_lldp(iface.get("lldp"))
+            link: dict[str, str] | None = parse_lldp(iface.get("lldp"))
             if mac and link:
                 by_mac[mac] = link
         if not by_mac:
