@@ -17,7 +17,7 @@ import itertools
 import json
 import math
 import re
-from typing import Any
+from typing import Any, Iterable
 
 from ironic.common import exception
 
@@ -104,7 +104,7 @@ def _walk(doc: Any, depth_limit: int, check_text: bool) -> bool:
             if check_text:
                 for key in item:
                     _check_text(key)
-            children = item.values()
+            children: Iterable[Any] = item.values()
         elif isinstance(item, list):
             children = item
         else:

@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     while not stop.wait(3600):
         pass
     if conductor.gave_up is not None:
-        return _give_up(conductor)
+        return _give_up(conductor, conductor.gave_up)
     drained = conductor.stop()
     LOG.info("Conductor stopped (%s)", "drained" if drained
              else "work handed over")
@@ -68,11 +68,11 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
-def _give_up(conductor: base_manager.ConductorService) -> int:
+def _give_up(conductor: base_manager.ConductorService,
+             gave_up: dependencies.GaveUp) -> int:
     """A dependency's retries ran out: one clear line, hand over what can
     be handed over, exit non-zero at once (threads stuck on the dead
     dependency must not hold the exit)."""
-    gave_up = conductor.gave_up
     # Logged by the service already; also where a supervisor shows it.
     print(f"ironic-conductor: {gave_up.line(conductor.host)}",
           file=sys.stderr, flush=True)

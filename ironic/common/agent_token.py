@@ -76,7 +76,7 @@ def matches(node: Any, token: str | None) -> bool:
 
 def accept(node: Any, token: str | None) -> bool:
     """``matches``, remembering the token for commands when it does."""
-    if not matches(node, token):
+    if token is None or not matches(node, token):
         return False
     _remember(node.uuid, token)
     return True

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import abc
 import threading
-from typing import Any
 
 import stevedore
 import stevedore.exception
 
 from ironic.common import exception
+from ironic.common.task import Task
 from ironic.conf import CONF
 
 NAMESPACE = "ironic.dhcp"
@@ -34,21 +34,21 @@ class DHCPProvider(abc.ABC):
     """What a DHCP provider plugin implements."""
 
     @abc.abstractmethod
-    def update_dhcp(self, task: Any, options: list[dict]) -> None:
+    def update_dhcp(self, task: Task, options: list[dict]) -> None:
         """Answer the node's boot NICs (``task.ports``) with ``options``."""
 
     @abc.abstractmethod
-    def clean_dhcp(self, task: Any) -> None:
+    def clean_dhcp(self, task: Task) -> None:
         """Stop answering the node's NICs with boot options."""
 
 
 class NoDHCP(DHCPProvider):
     """``none``: the DHCP server is managed outside the service."""
 
-    def update_dhcp(self, task: Any, options: list[dict]) -> None:
+    def update_dhcp(self, task: Task, options: list[dict]) -> None:
         return None
 
-    def clean_dhcp(self, task: Any) -> None:
+    def clean_dhcp(self, task: Task) -> None:
         return None
 
 

@@ -21,6 +21,7 @@ import stevedore
 import stevedore.exception
 
 from ironic.common import exception
+from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers import base
 
@@ -235,12 +236,12 @@ def build_driver(node: Any) -> base.BareDriver:
     return load().build_driver(node)
 
 
-def build_driver_for_task(task: Any) -> None:
+def build_driver_for_task(task: Task) -> None:
     """Give ``task`` the driver of its node (``task.driver``)."""
     task.driver = load().build_driver(task.node)
 
 
-def validate_driver_interfaces(task: Any) -> dict[str, dict]:
+def validate_driver_interfaces(task: Task) -> dict[str, dict]:
     """{interface type: {"result": bool, "reason": str|None}} for a node.
 
     Vendor is left out: it is validated per passthru call.
@@ -278,7 +279,7 @@ _CLASSES: dict[tuple[str, str], type] = {}
 _INSTANCES: dict[tuple[str, str], base.BaseInterface] = {}
 
 
-def interface_class(kind: str, name: str) -> type:
+def interface_class(kind: str, name: str) -> type[Any]:
     """The class behind entry point ``name`` of interface type ``kind``."""
     key = (kind, name)
     if key not in _CLASSES:
@@ -330,10 +331,10 @@ def register_hardware(conductor_id: int, hostname: str,
         CONF.conductor.heartbeat_timeout))
 
 
-def _offers(rows: list[dict]) -> dict[tuple[str, str], dict]:
+def _offers(rows: list[dict]) -> dict[tuple[str | None, str], dict]:
     """{(hostname, hardware type): {"names": {(interface type, name)},
     "defaults": {interface type: default name}}}."""
-    out: dict[tuple[str, str], dict] = {}
+    out: dict[tuple[str | None, str], dict] = {}
     for r in rows:
         offer = out.setdefault((r.get("hostname"), r["hardware_type"]),
                                {"names": set(), "defaults": {}})

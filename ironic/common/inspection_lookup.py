@@ -71,7 +71,7 @@ def bmc_addresses(driver_info: dict, resolve: bool = True) -> list[str]:
             except OSError as e:
                 LOG.warning("Cannot resolve BMC address %s: %s", host, e)
                 continue
-            ips = [_normalize_ip(info[4][0]) for info in infos]
+            ips = [_normalize_ip(str(info[4][0])) for info in infos]
             found.extend(i for i in ips if i and i not in found)
         elif ip and ip not in found:
             found.append(ip)

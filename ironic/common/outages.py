@@ -62,4 +62,8 @@ def current() -> str | None:
 
 def current_error() -> BaseException:
     """The exception being handled (``current()`` said it is an outage)."""
-    return sys.exc_info()[1]
+    error = sys.exc_info()[1]
+    if error is None:
+        raise RuntimeError("current_error() called with no exception "
+                           "being handled")
+    return error

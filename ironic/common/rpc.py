@@ -282,7 +282,7 @@ class _Runner:
     def _work(self, job: _Background) -> None:
         while True:
             job.run()
-            job = None
+            del job  # not kept alive while idle
             with self._lock:
                 self._idle += 1
             job = self._jobs.get()

@@ -24,6 +24,7 @@ import random
 from typing import Any
 
 from ironic.common import exception, states
+from ironic.common.task import Task
 from ironic.conductor import task_manager
 from ironic.db import api as db_api
 from ironic.objects import allocation as alloc_obj
@@ -230,7 +231,7 @@ def _backfill_errors(node: Any, alloc: Allocation, traits: list[str]
     return errors
 
 
-def backfill(task: Any, values: dict[str, Any]) -> dict[str, Any]:
+def backfill(task: Task, values: dict[str, Any]) -> dict[str, Any]:
     """Record an active allocation for the locked, deployed node."""
     node = task.node
     values = dict(values)
@@ -271,7 +272,7 @@ def free_node(node: Any, alloc_uuid: str | None) -> None:
         node.instance_info = info
 
 
-def destroy_allocation(task: Any, alloc: Allocation) -> None:
+def destroy_allocation(task: Task, alloc: Allocation) -> None:
     """Delete the allocation of the locked node and free the node."""
     node = task.node
     if node.provision_state in _IN_USE and not node.maintenance:

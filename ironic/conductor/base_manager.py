@@ -234,9 +234,12 @@ class ConductorService:
             self._wake_command.set()
 
     def _heartbeat(self) -> None:
+        conductor = self.conductor
+        if conductor is None:
+            return  # the loop starts once registered: never the case
         try:
             with self._beat_lock:
-                self.conductor.touch(online=not self._leaving)
+                conductor.touch(online=not self._leaving)
             if self._heartbeat_failing:
                 self._heartbeat_failing = False
                 self._beating_again_at = time.monotonic()

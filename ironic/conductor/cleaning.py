@@ -6,6 +6,7 @@ import logging
 from typing import Any
 
 from ironic.common import states
+from ironic.common.task import Task
 from ironic.conductor import steps, utils
 from ironic.conf import CONF
 
@@ -23,7 +24,7 @@ def _manual(node: Any) -> bool:
     return node.target_provision_state == states.MANAGEABLE
 
 
-def start_provide(task: Any) -> None:
+def start_provide(task: Task) -> None:
     """The ``provide`` verb: automated cleaning, then available."""
     from ironic.common import exception
     if task.node.retired:
@@ -32,7 +33,7 @@ def start_provide(task: Any) -> None:
                        target_state=states.AVAILABLE)
 
 
-def start_manual(task: Any, clean_steps: list[dict],
+def start_manual(task: Task, clean_steps: list[dict],
                  disable_ramdisk: bool = False) -> None:
     """The ``clean`` verb: the steps are checked before the node moves;
     manual cleaning ends in manageable."""
@@ -43,7 +44,7 @@ def start_manual(task: Any, clean_steps: list[dict],
                        target_state=states.MANAGEABLE)
 
 
-def do_node_clean(task: Any, clean_steps: list[dict] | None = None,
+def do_node_clean(task: Task, clean_steps: list[dict] | None = None,
                   disable_ramdisk: bool = False) -> None:
     """Worker: prepare, gather the steps and run them (node in CLEANING)."""
     node = task.node
@@ -71,7 +72,7 @@ def do_node_clean(task: Any, clean_steps: list[dict] | None = None,
         _fail(task, f"Failed to prepare or run cleaning: {e}")
 
 
-def continue_node_clean(task: Any) -> None:
+def continue_node_clean(task: Task) -> None:
     """Worker: resume after an asynchronous step (node in CLEANING)."""
     start = steps.StepState(task.node, KIND).resume_index()
     try:
@@ -80,7 +81,7 @@ def continue_node_clean(task: Any) -> None:
         _fail(task, f"Failed to run clean step: {e}")
 
 
-def _run(task: Any, start: int) -> None:
+def _run(task: Task, start: int) -> None:
     outcome = steps.run(task, KIND, start)
     if outcome == "wait":
         task.process_event("wait")
@@ -91,7 +92,7 @@ def _run(task: Any, start: int) -> None:
         _finish(task)
 
 
-def _tear_down(task: Any) -> None:
+def _tear_down(task: Task) -> None:
     # The flag goes first: a tear down that fails must not leave it behind.
     info = task.node.driver_internal_info or {}
     utils.set_internal(task.node, cleaning_disable_ramdisk=None)
@@ -99,7 +100,7 @@ def _tear_down(task: Any) -> None:
         utils.interface(task, "deploy").tear_down_cleaning(task)
 
 
-def _finish(task: Any, cleaned: bool = True) -> None:
+def _finish(task: Task, cleaned: bool = True) -> None:
     """Leave CLEANING: manageable after manual cleaning and, when cleaning
     really ran, for retired nodes (never offered again); else available."""
     node = task.node
@@ -111,14 +112,14 @@ def _finish(task: Any, cleaned: bool = True) -> None:
     task.process_event(event)
 
 
-def _fail(task: Any, message: str) -> None:
+def _fail(task: Task, message: str) -> None:
     def cleanup(t):
         steps.StepState(t.node, KIND).clear()
         _tear_down(t)
     utils.fail(task, "fail", message, cleanup)
 
 
-def replan(task: Any) -> None:
+def replan(task: Task) -> None:
     """The agent reported its clean steps: manual steps are checked now,
     automated ones gathered again with the agent's."""
     node = task.node
@@ -134,7 +135,7 @@ continue_steps = continue_node_clean
 fail = _fail
 
 
-def abort(task: Any) -> None:
+def abort(task: Task) -> None:
     """Undo cleaning stopped in clean wait or clean hold (an abort or a
     timeout): forget the steps, shut the ramdisk down. A failure of the
     tear down is the caller's to record."""

@@ -7,6 +7,7 @@ from typing import Any
 
 from ironic.common import configdrive as configdrive_mod
 from ironic.common import exception, states
+from ironic.common.task import Task
 from ironic.conductor import (
     allocations,
     cleaning,
@@ -20,14 +21,14 @@ LOG = logging.getLogger(__name__)
 KIND = steps.DEPLOY
 
 
-def validate_deploy(task: Any) -> None:
+def validate_deploy(task: Task) -> None:
     """Synchronous checks before the API answers 202."""
     for kind in ("power", "management", "boot", "deploy"):
         utils.interface(task, kind).validate(task)
     deploy_templates.instance_traits(task.node)
 
 
-def plan(task: Any) -> list[dict]:
+def plan(task: Task) -> list[dict]:
     """The deploy steps to run: the driver's automatic ones, changed and
     extended by the matching deploy templates and the request's steps."""
     request_steps = (task.node.driver_internal_info or {}).get(
@@ -41,12 +42,12 @@ def plan(task: Any) -> list[dict]:
     return screen(task, planned) if screen else planned
 
 
-def replan(task: Any) -> None:
+def replan(task: Task) -> None:
     """The agent reported its deploy steps: plan again, checking them."""
     steps.keep_position(task, KIND, plan(task))
 
 
-def start_deploy(task: Any, rebuild: bool = False, configdrive: Any = None,
+def start_deploy(task: Task, rebuild: bool = False, configdrive: Any = None,
                  deploy_steps: list[dict] | None = None) -> None:
     """The ``deploy``/``active`` and ``rebuild`` verbs: every check that
     can fail is made before the node moves."""
@@ -63,7 +64,7 @@ def start_deploy(task: Any, rebuild: bool = False, configdrive: Any = None,
                        call_args=(task, configdrive, deploy_steps))
 
 
-def start_tear_down(task: Any) -> None:
+def start_tear_down(task: Task) -> None:
     """The ``deleted``/``undeploy`` verb."""
     task.check_event("deleted")
     if task.node.protected:
@@ -72,11 +73,11 @@ def start_tear_down(task: Any) -> None:
                        call_args=(task,))
 
 
-def start_adopt(task: Any) -> None:
+def start_adopt(task: Task) -> None:
     task.process_event("adopt", callback=do_node_adopt, call_args=(task,))
 
 
-def do_node_deploy(task: Any, configdrive: Any = None,
+def do_node_deploy(task: Task, configdrive: Any = None,
                    deploy_steps: list[dict] | None = None) -> None:
     """Worker (node in DEPLOYING): prepare, plan the steps, run them."""
     node = task.node
@@ -96,7 +97,7 @@ def do_node_deploy(task: Any, configdrive: Any = None,
         _fail(task, f"Failed to deploy: {e}")
 
 
-def continue_node_deploy(task: Any) -> None:
+def continue_node_deploy(task: Task) -> None:
     start = steps.StepState(task.node, KIND).resume_index()
     try:
         _run(task, start)
@@ -104,7 +105,7 @@ def continue_node_deploy(task: Any) -> None:
         _fail(task, f"Failed to run deploy step: {e}")
 
 
-def _run(task: Any, start: int) -> None:
+def _run(task: Task, start: int) -> None:
     outcome = steps.run(task, KIND, start)
     if outcome == "wait":
         task.process_event("wait")
@@ -117,7 +118,7 @@ def _run(task: Any, start: int) -> None:
         task.process_event("done")
 
 
-def _conductor_id(task: Any) -> int | None:
+def _conductor_id(task: Task) -> int | None:
     from ironic.db import api as db_api
     try:
         return db_api.get_instance().get_conductor(task.host).id
@@ -130,7 +131,7 @@ def _forget_steps(node: Any) -> None:
     utils.set_internal(node, **{deploy_templates.USER_STEPS_KEY: None})
 
 
-def _fail(task: Any, message: str) -> None:
+def _fail(task: Task, message: str) -> None:
     def cleanup(t):
         _forget_steps(t.node)
         utils.interface(t, "deploy").clean_up(t)
@@ -142,7 +143,7 @@ continue_steps = continue_node_deploy
 fail = _fail
 
 
-def do_node_tear_down(task: Any) -> None:
+def do_node_tear_down(task: Task) -> None:
     """Worker (node in DELETING): tear down, forget the instance, clean."""
     node = task.node
     try:
@@ -170,7 +171,7 @@ def do_node_tear_down(task: Any) -> None:
     cleaning.do_node_clean(task)
 
 
-def do_node_adopt(task: Any) -> None:
+def do_node_adopt(task: Task) -> None:
     """Worker (node in ADOPTING): take over a deployed node as active."""
     try:
         for kind in ("power", "boot", "deploy"):
@@ -182,7 +183,7 @@ def do_node_adopt(task: Any) -> None:
         utils.fail(task, "fail", f"Failed to adopt: {e}")
 
 
-def abort(task: Any) -> None:
+def abort(task: Task) -> None:
     """Undo a deployment stopped in wait call-back or deploy hold (an
     abort or a timeout), so that nothing is left half-deployed: forget the
     steps, let the deploy interface clean up (ramdisk, boot files) and

@@ -33,6 +33,7 @@ from ironic.common import (
     utils,
 )
 from ironic.common.inspection_rules import engine as rules
+from ironic.common.task import Task
 from ironic.conductor import ramdisk, task_manager
 from ironic.conf import CONF
 from ironic.db import api as db_api
@@ -49,7 +50,7 @@ def _now() -> datetime.datetime:
 
 def boot_mac(inventory: dict) -> str | None:
     """The MAC the machine booted from, else its lowest valid one."""
-    macs = sorted({utils.normalize_mac(i.get("mac_address"))
+    macs = sorted({utils.normalize_mac(i["mac_address"])
                    for i in inventory.get("interfaces") or ()
                    if isinstance(i, dict)
                    and utils.is_valid_mac(i.get("mac_address"))})
@@ -114,7 +115,7 @@ def enroll(context: Any, host: str, pool: Any, node_uuid: str,
     return {"node": fields, "agent_token": token}
 
 
-def process(task: Any, inventory: dict, plugin_data: dict) -> None:
+def process(task: Task, inventory: dict, plugin_data: dict) -> None:
     """Worker: hooks, rules, inventory; the node stays in enroll."""
     node = task.node
     try:

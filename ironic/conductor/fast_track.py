@@ -18,6 +18,7 @@ from typing import Any
 from oslo_utils import strutils
 
 from ironic.common import agent_token, exception, states
+from ironic.common.task import Task
 from ironic.conf import CONF
 
 LOG = logging.getLogger(__name__)
@@ -66,7 +67,7 @@ def agent_alive(node: Any) -> bool:
     return (now - when).total_seconds() <= CONF.deploy.fast_track_timeout
 
 
-def usable(task: Any) -> bool:
+def usable(task: Task) -> bool:
     """Whether the operation starting now can use the running agent
     instead of booting the ramdisk."""
     node = task.node

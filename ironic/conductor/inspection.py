@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import datetime
 import logging
-from typing import Any
 
 from ironic.common import exception, inspection_lookup, states
 from ironic.common.inspection_rules import engine as rules
+from ironic.common.task import Task
 from ironic.conductor import utils
 from ironic.db import api as db_api
 
@@ -18,7 +18,7 @@ def _now() -> datetime.datetime:
     return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
 
 
-def start_manage(task: Any) -> None:
+def start_manage(task: Task) -> None:
     """The ``manage`` verb: an enrolled node is verified first (its BMC
     must answer); from elsewhere it simply becomes manageable."""
     if task.node.provision_state == states.ENROLL:
@@ -28,7 +28,7 @@ def start_manage(task: Any) -> None:
         task.process_event("manage")
 
 
-def do_node_verify(task: Any) -> None:
+def do_node_verify(task: Task) -> None:
     """Worker (node in VERIFYING): can we reach and drive the BMC?"""
     try:
         for kind in ("power", "management"):
@@ -42,7 +42,7 @@ def do_node_verify(task: Any) -> None:
         utils.fail(task, "fail", f"Failed to verify node: {e}")
 
 
-def cache_bios_settings(task: Any) -> None:
+def cache_bios_settings(task: Task) -> None:
     """Refresh the node's cached BIOS settings; a BMC that cannot tell
     does not stop the node (its cache simply stays as it was)."""
     bios = getattr(task.driver, "bios", None)
@@ -55,7 +55,7 @@ def cache_bios_settings(task: Any) -> None:
                     task.node.uuid, e)
 
 
-def cache_firmware_components(task: Any) -> None:
+def cache_firmware_components(task: Task) -> None:
     """Record the node's firmware versions; like the BIOS cache, never
     fatal."""
     firmware = getattr(task.driver, "firmware", None)
@@ -68,19 +68,19 @@ def cache_firmware_components(task: Any) -> None:
                     task.node.uuid, e)
 
 
-def validate_inspect(task: Any) -> None:
+def validate_inspect(task: Task) -> None:
     for kind in ("power", "inspect"):
         utils.interface(task, kind).validate(task)
 
 
-def start_inspect(task: Any) -> None:
+def start_inspect(task: Task) -> None:
     """The ``inspect`` verb: checked now, inspected in a worker."""
     validate_inspect(task)
     task.process_event("inspect", callback=do_node_inspect,
                        call_args=(task,))
 
 
-def do_node_inspect(task: Any) -> None:
+def do_node_inspect(task: Task) -> None:
     """Worker (node in INSPECTING)."""
     node = task.node
     node.inspection_started_at = _now()
@@ -97,7 +97,7 @@ def do_node_inspect(task: Any) -> None:
     task.process_event("done")
 
 
-def start_continue(task: Any, inventory: dict, plugin_data: dict) -> None:
+def start_continue(task: Task, inventory: dict, plugin_data: dict) -> None:
     """Inspection data from the ramdisk: processed in a worker when the
     node still waits for it."""
     if task.node.provision_state != states.INSPECTWAIT:
@@ -110,7 +110,7 @@ def start_continue(task: Any, inventory: dict, plugin_data: dict) -> None:
                        call_args=(task, inventory, plugin_data))
 
 
-def continue_inspection(task: Any, inventory: dict,
+def continue_inspection(task: Task, inventory: dict,
                         plugin_data: dict) -> None:
     """Worker (node in INSPECTING after ``resume``): process the data the
     ramdisk posted and record it as the node's inventory."""
@@ -135,7 +135,7 @@ def continue_inspection(task: Any, inventory: dict,
     LOG.info("Node %s: in-band inspection finished", node.uuid)
 
 
-def clean_up(task: Any) -> None:
+def clean_up(task: Task) -> None:
     """Undo what an asynchronous inspection set up (failure, timeout)."""
     iface = getattr(task.driver, "inspect", None)
     if iface is None:
@@ -146,7 +146,7 @@ def clean_up(task: Any) -> None:
         pass
 
 
-def abort(task: Any) -> None:
+def abort(task: Task) -> None:
     """Undo an inspection stopped in inspect wait (an abort or a
     timeout); the inspection ends now."""
     task.node.inspection_finished_at = _now()

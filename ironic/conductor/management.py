@@ -11,19 +11,20 @@ import logging
 from typing import Any
 
 from ironic.common import exception, states
+from ironic.common.task import Task
 from ironic.conductor import utils
 
 LOG = logging.getLogger(__name__)
 
 
-def management(task: Any) -> Any:
+def management(task: Task) -> Any:
     """The node's management interface, validated for this node."""
     mgmt = utils.interface(task, "management")
     mgmt.validate(task)
     return mgmt
 
 
-def _check_stable(task: Any) -> None:
+def _check_stable(task: Task) -> None:
     """409 while an operation that relies on the boot settings runs (the
     API checked too, but the node may have moved before it was locked)."""
     state = task.node.provision_state
@@ -33,7 +34,7 @@ def _check_stable(task: Any) -> None:
             f"can not change until that operation ends.")
 
 
-def validate_boot_mode(task: Any, mode: str) -> None:
+def validate_boot_mode(task: Task, mode: str) -> None:
     _check_stable(task)
     supported = management(task).get_supported_boot_modes(task)
     if mode not in supported:
@@ -42,7 +43,7 @@ def validate_boot_mode(task: Any, mode: str) -> None:
                 f"{task.node.uuid}: {', '.join(supported)}")
 
 
-def change_boot_mode(task: Any, mode: str) -> None:
+def change_boot_mode(task: Task, mode: str) -> None:
     """Worker body: set the boot mode and record it on the node."""
     node = task.node
     try:
@@ -56,14 +57,14 @@ def change_boot_mode(task: Any, mode: str) -> None:
     LOG.info("Node %s boot mode is now %s", node.uuid, mode)
 
 
-def validate_secure_boot(task: Any) -> None:
+def validate_secure_boot(task: Task) -> None:
     _check_stable(task)
     mgmt = management(task)
     # Drivers that cannot read the state cannot change it either.
     mgmt.get_secure_boot_state(task)
 
 
-def change_secure_boot(task: Any, state: bool) -> None:
+def change_secure_boot(task: Task, state: bool) -> None:
     """Worker body: turn secure boot on or off and record it."""
     node = task.node
     try:
@@ -79,11 +80,11 @@ def change_secure_boot(task: Any, state: bool) -> None:
              "on" if state else "off")
 
 
-def inject_nmi(task: Any) -> None:
+def inject_nmi(task: Task) -> None:
     management(task).inject_nmi(task)
 
 
-def _failed(task: Any, message: str) -> None:
+def _failed(task: Task, message: str) -> None:
     LOG.error("Node %s: %s", task.node.uuid, message)
     task.node.last_error = message
     task.node.save()
@@ -105,7 +106,7 @@ def _indicator_attrs(value: Any) -> dict[str, Any]:
     return {"readonly": not states, "states": states}
 
 
-def supported_indicators(task: Any, component: str | None = None
+def supported_indicators(task: Task, component: str | None = None
                          ) -> dict[str, dict[str, dict]]:
     """{component: {indicator: {"readonly", "states"}}} of the node."""
     found = management(task).get_supported_indicators(task, component)
@@ -115,7 +116,7 @@ def supported_indicators(task: Any, component: str | None = None
             if component is None or comp == component}
 
 
-def _known_indicator(task: Any, component: str, indicator: str) -> dict:
+def _known_indicator(task: Task, component: str, indicator: str) -> dict:
     attrs = supported_indicators(task, component).get(component, {}).get(
         indicator)
     if attrs is None:
@@ -125,13 +126,13 @@ def _known_indicator(task: Any, component: str, indicator: str) -> dict:
     return attrs
 
 
-def get_indicator_state(task: Any, component: str, indicator: str) -> str:
+def get_indicator_state(task: Task, component: str, indicator: str) -> str:
     _known_indicator(task, component, indicator)
     return task.driver.management.get_indicator_state(task, component,
                                                       indicator)
 
 
-def set_indicator_state(task: Any, component: str, indicator: str,
+def set_indicator_state(task: Task, component: str, indicator: str,
                         state: str) -> None:
     attrs = _known_indicator(task, component, indicator)
     if attrs["readonly"] or state not in attrs["states"]:

@@ -14,6 +14,7 @@ import logging
 from typing import Any
 
 from ironic.common import exception, states, utils
+from ironic.common.task import Task
 from ironic.conductor import power
 from ironic.db import api as db_api
 
@@ -86,7 +87,7 @@ def as_message(node: Any) -> dict[str, Any]:
     return doc
 
 
-def update_node(task: Any, changes: dict[str, Any]) -> dict[str, Any]:
+def update_node(task: Task, changes: dict[str, Any]) -> dict[str, Any]:
     """Write ``changes`` (column name -> value) to the locked node; the
     node as saved (``as_message``)."""
     node = task.node
@@ -118,7 +119,7 @@ def check_destroy(node: Any) -> None:
                                        instance=node.instance_uuid)
 
 
-def destroy_node(task: Any) -> None:
+def destroy_node(task: Task) -> None:
     """Delete the locked node with its ports, portgroups and traits."""
     node = task.node
     check_destroy(node)

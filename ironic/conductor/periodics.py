@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from ironic import metrics
 from ironic.common import exception, faults, hash_ring, states
+from ironic.common.task import Task
 from ironic.conductor import power_failures, task_manager
 from ironic.conf import CONF
 from ironic.db import api as db_api
@@ -206,7 +207,7 @@ def _apply_sync(svc: Any, node: Node, answer: Any,
         return book.add(node, str(e) or type(e).__name__)
 
 
-def _fix_power(task: Any, actual: str) -> int:
+def _fix_power(task: Task, actual: str) -> int:
     node = task.node
     expected = node.power_state
     if expected is None or not CONF.conductor.force_power_state_during_sync:

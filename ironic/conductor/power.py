@@ -6,6 +6,7 @@ import logging
 from typing import Any
 
 from ironic.common import exception, states
+from ironic.common.task import Task
 
 LOG = logging.getLogger(__name__)
 
@@ -16,7 +17,7 @@ _RESULT = {states.POWER_ON: states.POWER_ON,
            states.SOFT_POWER_OFF: states.POWER_OFF}
 
 
-def start_power_change(task: Any, new_state: str,
+def start_power_change(task: Task, new_state: str,
                        timeout: int | None = None) -> None:
     """The API's power request: checked now, done in a worker; the target
     shows until it is."""
@@ -27,7 +28,7 @@ def start_power_change(task: Any, new_state: str,
     task.node.save()
 
 
-def validate_power_request(task: Any, new_state: str) -> None:
+def validate_power_request(task: Task, new_state: str) -> None:
     """Synchronous checks, before the API is answered."""
     if new_state not in _RESULT:
         raise exception.InvalidParameterValue(
@@ -50,7 +51,7 @@ def validate_power_request(task: Any, new_state: str) -> None:
 _OFF = (states.POWER_OFF, states.SOFT_POWER_OFF)
 
 
-def check_power_off_allowed(task: Any, new_state: str) -> None:
+def check_power_off_allowed(task: Task, new_state: str) -> None:
     """Refuse (400) to power off a node with ``disable_power_off`` (1.95).
 
     Such nodes (NC-SI: the BMC shares a NIC that dies with the host power;
@@ -62,7 +63,7 @@ def check_power_off_allowed(task: Any, new_state: str) -> None:
                 f"be rebooted but never powered off.")
 
 
-def power_off_or_reboot(task: Any, timeout: int | None = None) -> None:
+def power_off_or_reboot(task: Task, timeout: int | None = None) -> None:
     """What flows call where they would power a node off (before booting
     it elsewhere): a reboot when the node must never be powered off."""
     if task.node.disable_power_off:
@@ -73,7 +74,7 @@ def power_off_or_reboot(task: Any, timeout: int | None = None) -> None:
         node_power_action(task, states.POWER_OFF, timeout)
 
 
-def node_power_action(task: Any, new_state: str,
+def node_power_action(task: Task, new_state: str,
                       timeout: int | None = None) -> None:
     """Change the power state now, recording the outcome on the node."""
     node = task.node
@@ -113,7 +114,7 @@ def node_power_action(task: Any, new_state: str,
 _THROTTLED = (states.POWER_ON, states.REBOOT, states.SOFT_REBOOT)
 
 
-def _act(task: Any, power: Any, new_state: str,
+def _act(task: Task, power: Any, new_state: str,
          timeout: int | None) -> None:
     if new_state == states.REBOOT:
         power.reboot(task, timeout=timeout)
@@ -133,7 +134,7 @@ def _forget_agent(node: Any) -> bool:
     return False
 
 
-def change_power_state(task: Any, new_state: str,
+def change_power_state(task: Task, new_state: str,
                        timeout: int | None = None) -> None:
     """Worker body of the API's power request (errors land in last_error)."""
     from ironic.conductor import throttle
@@ -146,7 +147,7 @@ def change_power_state(task: Any, new_state: str,
                       task.node.uuid)
 
 
-def set_boot_device(task: Any, device: str, persistent: bool) -> None:
+def set_boot_device(task: Task, device: str, persistent: bool) -> None:
     mgmt = _management(task)
     supported = mgmt.get_supported_boot_devices(task)
     if device not in supported:
@@ -157,11 +158,11 @@ def set_boot_device(task: Any, device: str, persistent: bool) -> None:
     task.node.save()
 
 
-def get_boot_device(task: Any) -> dict:
+def get_boot_device(task: Task) -> dict:
     return _management(task).get_boot_device(task)
 
 
-def supported_boot_devices(task: Any) -> list[str]:
+def supported_boot_devices(task: Task) -> list[str]:
     return _management(task).get_supported_boot_devices(task)
 
 
@@ -171,7 +172,7 @@ def supported_boot_devices(task: Any) -> list[str]:
 CONSOLES_HERE: set[str] = set()
 
 
-def console_change_needed(task: Any, enabled: bool) -> bool:
+def console_change_needed(task: Task, enabled: bool) -> bool:
     """Validate a console request; whether a worker must start or stop the
     console. Enabling an enabled console whose process died counts."""
     console = _interface(task, "console")
@@ -180,7 +181,7 @@ def console_change_needed(task: Any, enabled: bool) -> bool:
         enabled and not console.is_console_running(task))
 
 
-def set_console_mode(task: Any, enabled: bool) -> None:
+def set_console_mode(task: Task, enabled: bool) -> None:
     """Start or stop the console (in a worker, as the API answered 202);
     a failure is told on the node's last_error."""
     console = _interface(task, "console")
@@ -207,7 +208,7 @@ def set_console_mode(task: Any, enabled: bool) -> None:
     task.node.save()
 
 
-def stop_console_of_deleted_node(task: Any) -> None:
+def stop_console_of_deleted_node(task: Task) -> None:
     """A node being deleted must not leave its console process behind; a
     console that will not stop does not keep the node (logged)."""
     node = task.node
@@ -221,7 +222,7 @@ def stop_console_of_deleted_node(task: Any) -> None:
     CONSOLES_HERE.discard(node.uuid)
 
 
-def get_console_information(task: Any) -> dict:
+def get_console_information(task: Task) -> dict:
     console = _interface(task, "console")
     if not task.node.console_enabled:
         return {"console_enabled": False, "console_info": None}
@@ -229,7 +230,7 @@ def get_console_information(task: Any) -> dict:
             "console_info": console.get_console(task)}
 
 
-def set_target_raid_config(task: Any, config: dict) -> None:
+def set_target_raid_config(task: Task, config: dict) -> None:
     if config:
         raid = _interface(task, "raid")
         raid.validate_raid_config(task, config)
@@ -237,7 +238,7 @@ def set_target_raid_config(task: Any, config: dict) -> None:
     task.node.save()
 
 
-def _interface(task: Any, kind: str) -> Any:
+def _interface(task: Task, kind: str) -> Any:
     iface = getattr(task.driver, kind, None)
     if iface is None:
         raise exception.InvalidParameterValue(
@@ -245,7 +246,7 @@ def _interface(task: Any, kind: str) -> Any:
     return iface
 
 
-def _management(task: Any) -> Any:
+def _management(task: Task) -> Any:
     mgmt = task.driver.management
     if mgmt is None:
         raise exception.InvalidParameterValue(
@@ -268,7 +269,7 @@ def _boots(node: Any, new_state: str) -> bool:
         node.power_state != states.POWER_ON
 
 
-def forget_agent_before_ramdisk(task: Any) -> None:
+def forget_agent_before_ramdisk(task: Task) -> None:
     """Called before a ramdisk boot is prepared: the agent of that boot
     starts with no token (nor URL) of an earlier one, whichever power
     action (reboot, power on, none at all) then starts it. A token the

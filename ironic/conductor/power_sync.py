@@ -50,7 +50,8 @@ class PeekTask:
         self.node = node
         self.host = host
         self.context = None
-        self.driver = driver_factory.build_driver(node)
+        # A BareDriver: its interfaces are attributes set by name.
+        self.driver: Any = driver_factory.build_driver(node)
 
 
 def ask_bmc(node: Node, host: str) -> Answer:
@@ -217,13 +218,14 @@ class Cycle:
             if node is None:
                 break
             if job is None:
-                answer: Answer | None = Answer(
+                answer = Answer(
                     error=f"the BMC has still not answered a power state "
                           f"query sent more than {self.timeout} s ago")
             else:
-                answer = self._ask(job)
-                if answer is None:
+                asked = self._ask(job)
+                if asked is None:
                     return  # abandoned: no longer counted as a worker
+                answer = asked
             self._add(self._apply(node, answer))
         with self._cond:
             self._live -= 1

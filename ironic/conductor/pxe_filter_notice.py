@@ -12,9 +12,9 @@ synchronisation alone applies.
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from ironic.common import rpc
+from ironic.common.task import Task
 from ironic.conf import CONF
 
 LOG = logging.getLogger(__name__)
@@ -22,7 +22,7 @@ LOG = logging.getLogger(__name__)
 _INSPECTION = frozenset({"inspecting", "inspect wait"})
 
 
-def state_changed(task: Any, old: str, new: str) -> None:
+def state_changed(task: Task, old: str, new: str) -> None:
     """Called after every provision state change is saved."""
     was, now = old in _INSPECTION, new in _INSPECTION
     if was == now:

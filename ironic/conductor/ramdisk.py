@@ -14,6 +14,7 @@ import os
 from typing import Any
 
 from ironic.common import agent_token, exception, states
+from ironic.common.task import Task
 from ironic.conductor import utils as cond_utils
 from ironic.conf import CONF
 
@@ -30,7 +31,7 @@ _HEARTBEAT_INTERFACE = {
 }
 
 
-def node_for_lookup(task: Any) -> dict:
+def node_for_lookup(task: Task) -> dict:
     """The node's lookup fields and, on the first lookup of this agent, its
     new token (None afterwards: the API then shows it masked).
 
@@ -48,7 +49,7 @@ def node_for_lookup(task: Any) -> dict:
             "agent_token": token}
 
 
-def heartbeat(task: Any, callback_url: str, agent_version: str | None,
+def heartbeat(task: Task, callback_url: str, agent_version: str | None,
               agent_token_value: str | None, agent_verify_ca: str | None,
               agent_status: str | None,
               agent_status_message: str | None) -> None:
@@ -73,7 +74,7 @@ def heartbeat(task: Any, callback_url: str, agent_version: str | None,
                      verify_ca, agent_status, agent_status_message)
 
 
-def process_heartbeat(task: Any, callback_url: str,
+def process_heartbeat(task: Task, callback_url: str,
                       agent_version: str | None, verify_ca: str | None,
                       agent_status: str | None,
                       agent_status_message: str | None) -> None:
@@ -155,7 +156,7 @@ def store_certificate(node: Any, certificate: str) -> str:
     return path
 
 
-def _interface_for(task: Any) -> Any:
+def _interface_for(task: Task) -> Any:
     kind = _HEARTBEAT_INTERFACE.get(task.node.provision_state, "deploy")
     iface = getattr(task.driver, kind, None)
     if iface is None:

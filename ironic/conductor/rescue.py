@@ -5,15 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from ironic.common import faults, states
+from ironic.common.task import Task
 from ironic.conductor import utils
 
 
-def validate_rescue(task: Any) -> None:
+def validate_rescue(task: Task) -> None:
     for kind in ("power", "boot", "rescue"):
         utils.interface(task, kind).validate(task)
 
 
-def start_rescue(task: Any, rescue_password: str) -> None:
+def start_rescue(task: Task, rescue_password: str) -> None:
     """Check the request, keep the password for the rescue ramdisk and
     move the node to RESCUING; the rescue runs in a worker."""
     task.check_event("rescue")
@@ -24,7 +25,7 @@ def start_rescue(task: Any, rescue_password: str) -> None:
     task.process_event("rescue", callback=do_node_rescue, call_args=(task,))
 
 
-def do_node_rescue(task: Any) -> None:
+def do_node_rescue(task: Task) -> None:
     """Worker (node in RESCUING)."""
     try:
         result = utils.interface(task, "rescue").rescue(task)
@@ -34,12 +35,12 @@ def do_node_rescue(task: Any) -> None:
     task.process_event("wait" if result == states.RESCUEWAIT else "done")
 
 
-def start_unrescue(task: Any) -> None:
+def start_unrescue(task: Task) -> None:
     task.process_event("unrescue", callback=do_node_unrescue,
                        call_args=(task,))
 
 
-def do_node_unrescue(task: Any) -> None:
+def do_node_unrescue(task: Task) -> None:
     """Worker (node in UNRESCUING)."""
     try:
         utils.interface(task, "rescue").unrescue(task)
@@ -57,7 +58,7 @@ def _forget_password(node: Any) -> None:
     node.instance_info = info
 
 
-def abort(task: Any) -> None:
+def abort(task: Task) -> None:
     """Undo a rescue stopped in rescue wait (an abort or a timeout): the
     password goes and the rescue interface cleans up. A node whose clean
     up fails may still run the rescue ramdisk: it goes to maintenance

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ironic.common import states
+from ironic.common.task import Task
 from ironic.conductor import steps, utils
 
 KIND = steps.SERVICE
@@ -13,7 +12,7 @@ KIND = steps.SERVICE
 DISABLE_RAMDISK_KEY = "service_disable_ramdisk"
 
 
-def start(task: Any, service_steps: list[dict],
+def start(task: Task, service_steps: list[dict],
           disable_ramdisk: bool = False) -> None:
     """The ``service`` verb: the steps are checked before the node moves."""
     task.check_event("service")
@@ -22,7 +21,7 @@ def start(task: Any, service_steps: list[dict],
                        call_args=(task, service_steps, disable_ramdisk))
 
 
-def do_node_service(task: Any, service_steps: list[dict],
+def do_node_service(task: Task, service_steps: list[dict],
                     disable_ramdisk: bool = False) -> None:
     node = task.node
     try:
@@ -40,7 +39,7 @@ def do_node_service(task: Any, service_steps: list[dict],
         _fail(task, f"Failed to service: {e}")
 
 
-def continue_node_service(task: Any) -> None:
+def continue_node_service(task: Task) -> None:
     start = steps.StepState(task.node, KIND).resume_index()
     try:
         _run(task, start)
@@ -48,7 +47,7 @@ def continue_node_service(task: Any) -> None:
         _fail(task, f"Failed to run service step: {e}")
 
 
-def _run(task: Any, start: int) -> None:
+def _run(task: Task, start: int) -> None:
     outcome = steps.run(task, KIND, start)
     if outcome in ("wait", "hold"):
         task.process_event(outcome)
@@ -57,7 +56,7 @@ def _run(task: Any, start: int) -> None:
     task.process_event("done")
 
 
-def _tear_down(task: Any) -> None:
+def _tear_down(task: Task) -> None:
     # The flag goes first: a tear down that fails must not leave it behind.
     ramdisk_off = (task.node.driver_internal_info or {}).get(
         DISABLE_RAMDISK_KEY)
@@ -66,7 +65,7 @@ def _tear_down(task: Any) -> None:
         utils.interface(task, "deploy").tear_down_service(task)
 
 
-def abort(task: Any) -> None:
+def abort(task: Task) -> None:
     """Undo servicing stopped in service wait or service hold (an abort,
     a timeout) or failed: forget the steps and shut the service ramdisk
     down. A failure of the tear down is the caller's to record."""
@@ -74,11 +73,11 @@ def abort(task: Any) -> None:
     _tear_down(task)
 
 
-def _fail(task: Any, message: str) -> None:
+def _fail(task: Task, message: str) -> None:
     utils.fail(task, "fail", message, abort)
 
 
-def replan(task: Any) -> None:
+def replan(task: Task) -> None:
     """The agent reported its service steps: check the user's now."""
     state = steps.StepState(task.node, KIND)
     steps.keep_position(task, KIND, steps.manual(task, KIND, state.steps))

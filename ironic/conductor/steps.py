@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from typing import Any
+from typing import Any, Sequence
 
 from ironic import metrics
 from ironic.common import exception, states
+from ironic.common.task import Task
 from ironic.conductor import utils
 from ironic.conf.default import INTERFACE_TYPES
 
@@ -123,9 +124,9 @@ class StepState:
 # ---------------------------------------------------------------------------
 # gathering and validating
 
-def available(task: Any, kind: Kind) -> list[dict]:
+def available(task: Task, kind: Kind) -> list[dict]:
     """Every step the node's interfaces offer for ``kind``."""
-    found = []
+    found: list[dict] = []
     for iface_type in INTERFACE_TYPES:
         iface = getattr(task.driver, iface_type, None)
         if iface is None:
@@ -136,7 +137,7 @@ def available(task: Any, kind: Kind) -> list[dict]:
     return sorted(found, key=sort_key)
 
 
-def automated(task: Any, kind: Kind, user_steps: list[dict] = ()
+def automated(task: Task, kind: Kind, user_steps: Sequence[dict] = ()
               ) -> list[dict]:
     """The steps to run without an explicit list: priority above 0.
 
@@ -158,7 +159,7 @@ def automated(task: Any, kind: Kind, user_steps: list[dict] = ()
                   key=sort_key)
 
 
-def pending(task: Any, kind: Kind, disable_ramdisk: bool = False
+def pending(task: Task, kind: Kind, disable_ramdisk: bool = False
             ) -> frozenset[str]:
     """Interfaces whose in-band steps of ``kind`` are not known yet: the
     deploy interface tells (its agent reports them after booting)."""
@@ -169,7 +170,7 @@ def pending(task: Any, kind: Kind, disable_ramdisk: bool = False
     return frozenset(ask(task, kind.name)) if ask else frozenset()
 
 
-def manual(task: Any, kind: Kind, user_steps: list[dict],
+def manual(task: Task, kind: Kind, user_steps: list[dict],
            disable_ramdisk: bool = False) -> list[dict]:
     """Validate steps given by a user for manual cleaning or servicing;
     they run in the order given.
@@ -197,7 +198,7 @@ def manual(task: Any, kind: Kind, user_steps: list[dict],
     return out
 
 
-def _check_user_step(task: Any, kind: Kind, user: dict,
+def _check_user_step(task: Task, kind: Kind, user: dict,
                      offered: dict, later: frozenset[str] = frozenset()
                      ) -> None:
     key = (user["interface"], user["step"])
@@ -224,7 +225,7 @@ def _check_user_step(task: Any, kind: Kind, user: dict,
 # ---------------------------------------------------------------------------
 # running
 
-def run(task: Any, kind: Kind, start: int) -> str | None:
+def run(task: Task, kind: Kind, start: int) -> str | None:
     """Run stored steps from index ``start``.
 
     Returns None when every step ran, ``"wait"`` when a step is
@@ -257,7 +258,7 @@ def run(task: Any, kind: Kind, start: int) -> str | None:
     return None
 
 
-def _execute(task: Any, kind: Kind, step: dict) -> str | None:
+def _execute(task: Task, kind: Kind, step: dict) -> str | None:
     name = step["step"]
     if name in RESERVED:
         return _reserved(task, name, step.get("args") or {})
@@ -269,7 +270,7 @@ def _execute(task: Any, kind: Kind, step: dict) -> str | None:
     return getattr(iface, f"execute_{kind.name}_step")(task, step)
 
 
-def _reserved(task: Any, name: str, args: dict) -> str | None:
+def _reserved(task: Task, name: str, args: dict) -> str | None:
     from ironic.conductor import power, task_manager
     if name == "hold":
         return "hold"
@@ -295,25 +296,25 @@ def _flow(kind: str) -> Any:
             "service": servicing}[kind]
 
 
-def resume(task: Any, kind: str) -> None:
+def resume(task: Task, kind: str) -> None:
     """Leave the wait state and run the steps after the current one."""
     task.process_event("resume")
     _flow(kind).continue_steps(task)
 
 
-def fail(task: Any, kind: str, message: str) -> None:
+def fail(task: Task, kind: str, message: str) -> None:
     """Fail the operation of ``kind`` (a failed state with last_error)."""
     metrics.step_abandoned(task.node.uuid)
     _flow(kind).fail(task, message)
 
 
-def replan(task: Any, kind: str) -> None:
+def replan(task: Task, kind: str) -> None:
     """The agent told its in-band steps: compute the step list again (now
     checking every user step), keeping the position of the current step."""
     _flow(kind).replan(task)
 
 
-def keep_position(task: Any, kind: Kind, new_steps: list[dict]) -> None:
+def keep_position(task: Task, kind: Kind, new_steps: list[dict]) -> None:
     """Store ``new_steps`` with the index pointing at the step running
     now (steps before it are the same: in-band steps come after)."""
     state = StepState(task.node, kind)

@@ -14,6 +14,7 @@ import logging
 from typing import Any
 
 from ironic.common import exception, states
+from ironic.common.task import Task
 from ironic.conductor import (
     cleaning,
     deployments,
@@ -59,11 +60,11 @@ def recover_orphans(svc: Any) -> int:
     return count
 
 
-def _stored_steps(task: Any, kind: steps.Kind) -> bool:
+def _stored_steps(task: Task, kind: steps.Kind) -> bool:
     return bool(steps.StepState(task.node, kind).steps)
 
 
-def _resume_steps(task: Any, kind: steps.Kind, cont: Any) -> None:
+def _resume_steps(task: Task, kind: steps.Kind, cont: Any) -> None:
     """Run the recorded step again (it may not have finished)."""
     steps.StepState(task.node, kind).repeat_current()
     task.node.save()
@@ -87,14 +88,14 @@ def _recover(svc: Any, node_id: int) -> int:
         return 1
 
 
-def _deploying(task: Any) -> None:
+def _deploying(task: Task) -> None:
     if _stored_steps(task, steps.DEPLOY):
         _resume_steps(task, steps.DEPLOY, deployments.continue_node_deploy)
     else:
         task.spawn_after(deployments.do_node_deploy, task)
 
 
-def _cleaning(task: Any) -> None:
+def _cleaning(task: Task) -> None:
     if _stored_steps(task, steps.CLEAN):
         _resume_steps(task, steps.CLEAN, cleaning.continue_node_clean)
     elif task.node.target_provision_state == states.MANAGEABLE:
@@ -103,14 +104,14 @@ def _cleaning(task: Any) -> None:
         task.spawn_after(cleaning.do_node_clean, task)
 
 
-def _servicing(task: Any) -> None:
+def _servicing(task: Task) -> None:
     if _stored_steps(task, steps.SERVICE):
         _resume_steps(task, steps.SERVICE, servicing.continue_node_service)
     else:
         _fail(task, "servicing")
 
 
-def _fail(task: Any, what: str) -> None:
+def _fail(task: Task, what: str) -> None:
     utils.fail(task, "fail", f"The conductor running {what} of this node "
                              f"stopped; {what} did not finish.")
 

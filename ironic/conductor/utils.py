@@ -7,6 +7,7 @@ import logging
 from typing import Any, Callable
 
 from ironic.common import hash_ring, outages, scrub, states
+from ironic.common.task import Task
 
 LOG = logging.getLogger(__name__)
 
@@ -17,7 +18,7 @@ def node_conductor(node: Any) -> str | None:
     return hash_ring.conductor_for(node)
 
 
-def fail(task: Any, event: str, message: str,
+def fail(task: Task, event: str, message: str,
          cleanup: Callable[[Any], None] | None = None) -> None:
     """Move the node to its failed state with ``message`` as last_error.
 
@@ -49,7 +50,7 @@ def fail(task: Any, event: str, message: str,
 
 # The history event_type of a failure, by the state the node was in when
 # it happened: the words the public service uses for each flow.
-_EVENT_TYPES = {
+_EVENT_TYPES: dict[str | None, str] = {
     states.VERIFYING: "verify",
     states.INSPECTING: "introspection", states.INSPECTWAIT: "introspection",
     states.CLEANING: "cleaning", states.CLEANWAIT: "cleaning",
@@ -96,12 +97,12 @@ def _seconds_since(since: Any) -> int | None:
 seconds_since = _seconds_since
 
 
-def _context_value(task: Any, name: str, size: int) -> str | None:
+def _context_value(task: Task, name: str, size: int) -> str | None:
     value = getattr(task.context, name, None) if task.context else None
     return (value or "")[:size] or None
 
 
-def record_history(task: Any, event: str, event_type: str = "provisioning",
+def record_history(task: Task, event: str, event_type: str = "provisioning",
                    severity: str = "ERROR",
                    snapshot: ProvisionSnapshot | None = None) -> None:
     """Add an entry to the node's history (GET /v1/nodes/{n}/history).
@@ -138,7 +139,7 @@ def set_internal(node: Any, **values: Any) -> None:
     node.driver_internal_info = info
 
 
-def interface(task: Any, kind: str) -> Any:
+def interface(task: Task, kind: str) -> Any:
     """The node's ``kind`` interface, or an error saying why it is off."""
     from ironic.common import exception
     iface = getattr(task.driver, kind, None)

@@ -11,13 +11,14 @@ import logging
 from typing import Any
 
 from ironic.common import exception
+from ironic.common.task import Task
 from ironic.conductor import utils
 from ironic.drivers import base
 
 LOG = logging.getLogger(__name__)
 
 
-def _supporting(task: Any, action: str) -> Any:
+def _supporting(task: Task, action: str) -> Any:
     """The management interface, validated; 400 when it cannot do
     ``action`` (one of the ``*_virtual_media`` methods)."""
     mgmt = utils.interface(task, "management")
@@ -29,7 +30,7 @@ def _supporting(task: Any, action: str) -> Any:
     return mgmt
 
 
-def validate(task: Any, action: str) -> None:
+def validate(task: Task, action: str) -> None:
     """400 when the node's management interface cannot do ``action``
     (``attach_virtual_media`` or ``detach_virtual_media``)."""
     _supporting(task, action)
@@ -37,13 +38,13 @@ def validate(task: Any, action: str) -> None:
     task.node.save()
 
 
-def get(task: Any) -> list[dict]:
+def get(task: Task) -> list[dict]:
     """What the node's virtual drives hold now, asked of the BMC while the
     caller waits (API 1.93)."""
     return _supporting(task, "get_virtual_media").get_virtual_media(task)
 
 
-def attach(task: Any, device_type: str, image_url: str) -> None:
+def attach(task: Task, device_type: str, image_url: str) -> None:
     """Worker body: insert the image."""
     try:
         task.driver.management.attach_virtual_media(task, device_type,
@@ -57,7 +58,7 @@ def attach(task: Any, device_type: str, image_url: str) -> None:
              image_url, device_type)
 
 
-def detach(task: Any, device_types: list[str] | None) -> None:
+def detach(task: Task, device_types: list[str] | None) -> None:
     """Worker body: eject the media."""
     try:
         task.driver.management.detach_virtual_media(task, device_types)
@@ -70,7 +71,7 @@ def detach(task: Any, device_types: list[str] | None) -> None:
              ", ".join(device_types or ["(all)"]))
 
 
-def _failed(task: Any, message: str) -> None:
+def _failed(task: Task, message: str) -> None:
     LOG.error("Node %s: %s", task.node.uuid, message)
     task.node.last_error = message
     task.node.save()

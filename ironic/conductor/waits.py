@@ -20,6 +20,7 @@ import logging
 from typing import Any, Callable
 
 from ironic.common import exception, states
+from ironic.common.task import Task
 from ironic.conductor import (
     cleaning,
     deployments,
@@ -52,7 +53,7 @@ _CONTINUATIONS: dict[str, Callable[[Any], None]] = {
 }
 
 
-def abort(task: Any) -> None:
+def abort(task: Task) -> None:
     """The ``abort`` verb (its event was checked by the caller).
 
     From a wait or hold the node fails with a last_error naming the state
@@ -68,7 +69,7 @@ def abort(task: Any) -> None:
         last_error=f"Aborted by an operator while in state '{state}'.")
 
 
-def time_out(task: Any, message: str) -> None:
+def time_out(task: Task, message: str) -> None:
     """Fail a node whose wait lasted too long, then undo the operation
     (in the caller's thread: the periodic task bounds its own workers)."""
     state = task.node.provision_state
@@ -76,7 +77,7 @@ def time_out(task: Any, message: str) -> None:
     clean_up(task, state)
 
 
-def clean_up(task: Any, state: str) -> None:
+def clean_up(task: Task, state: str) -> None:
     """Undo what the operation stopped in ``state`` set up.
 
     A clean-up that fails is added to last_error and to the history: the
@@ -100,7 +101,7 @@ def clean_up(task: Any, state: str) -> None:
     node.save()
 
 
-def resume(task: Any) -> None:
+def resume(task: Task) -> None:
     """Go on with the steps after a wait (the node is in a wait state)."""
     callback = _CONTINUATIONS.get(task.node.provision_state)
     if callback is None:
@@ -110,13 +111,13 @@ def resume(task: Any) -> None:
     task.process_event("resume", callback=callback, call_args=(task,))
 
 
-def unhold(task: Any) -> None:
+def unhold(task: Task) -> None:
     """The ``unhold`` verb: back to waiting, then on with the steps."""
     task.process_event("unhold")
     resume(task)
 
 
-def continue_steps(task: Any, skip_current: bool = True) -> None:
+def continue_steps(task: Task, skip_current: bool = True) -> None:
     """Resume a node waiting on an asynchronous step; with
     ``skip_current`` False the step that returned the wait runs again."""
     kind = steps.waiting_kind(task.node.provision_state)

@@ -194,7 +194,7 @@ class Backend:
         return self.url is None
 
     def start(self, stop: threading.Event) -> None:
-        if self.local:
+        if self.url is None:  # local
             LOG.info("No [coordination]backend_url: %s is a cluster of its "
                      "own (always the leader, process-local locks)",
                      self.member_id)

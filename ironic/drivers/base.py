@@ -17,6 +17,7 @@ import abc
 from typing import Any, ClassVar
 
 from ironic.common import exception
+from ironic.common.task import Task
 from ironic.conf.default import INTERFACE_TYPES
 from ironic.drivers import passthru as _passthru
 from ironic.drivers import periodic as _periodic
@@ -38,7 +39,7 @@ __all__ = ["clean_step", "deploy_step", "service_step", "verify_step",
            "INTERFACE_TYPES", "CORE_INTERFACE_TYPES"]
 
 
-def _ignore_heartbeat(self: Any, task: Any, callback_url: str,
+def _ignore_heartbeat(self: Any, task: Task, callback_url: str,
                       agent_version: str | None, **kwargs: Any) -> None:
     """A heartbeat of the ramdisk agent running on ``task.node``.
 
@@ -75,7 +76,7 @@ class BaseInterface(abc.ABC):
         """
 
     @abc.abstractmethod
-    def validate(self, task: Any) -> None:
+    def validate(self, task: Task) -> None:
         """Raise InvalidParameterValue/MissingParameterValue when the node
         is not configured well enough for this interface to work."""
 
@@ -86,23 +87,23 @@ class BaseInterface(abc.ABC):
                  for info in self._declared_steps[kind].values()]
         return sorted(found, key=_steps.sort_key)
 
-    def get_deploy_steps(self, task: Any) -> list[dict]:
+    def get_deploy_steps(self, task: Task) -> list[dict]:
         return self._steps("deploy")
 
-    def get_clean_steps(self, task: Any) -> list[dict]:
+    def get_clean_steps(self, task: Task) -> list[dict]:
         return self._steps("clean")
 
-    def get_service_steps(self, task: Any) -> list[dict]:
+    def get_service_steps(self, task: Task) -> list[dict]:
         return self._steps("service")
 
-    def get_verify_steps(self, task: Any) -> list[dict]:
+    def get_verify_steps(self, task: Task) -> list[dict]:
         return self._steps("verify")
 
     def step_argsinfo(self, kind: str, name: str) -> dict | None:
         info = self._declared_steps[kind].get(name)
         return info.argsinfo if info else None
 
-    def _execute_step(self, kind: str, task: Any, step: dict) -> Any:
+    def _execute_step(self, kind: str, task: Task, step: dict) -> Any:
         name = step.get("step")
         if name not in self._declared_steps[kind]:
             raise exception.InvalidParameterValue(
@@ -110,17 +111,17 @@ class BaseInterface(abc.ABC):
                     f"{name!r}")
         return getattr(self, name)(task, **(step.get("args") or {}))
 
-    def execute_deploy_step(self, task: Any, step: dict) -> Any:
+    def execute_deploy_step(self, task: Task, step: dict) -> Any:
         """Run a deploy step; a wait state returned means "asynchronous"."""
         return self._execute_step("deploy", task, step)
 
-    def execute_clean_step(self, task: Any, step: dict) -> Any:
+    def execute_clean_step(self, task: Task, step: dict) -> Any:
         return self._execute_step("clean", task, step)
 
-    def execute_service_step(self, task: Any, step: dict) -> Any:
+    def execute_service_step(self, task: Task, step: dict) -> Any:
         return self._execute_step("service", task, step)
 
-    def execute_verify_step(self, task: Any, step: dict) -> Any:
+    def execute_verify_step(self, task: Task, step: dict) -> Any:
         return self._execute_step("verify", task, step)
 
     # --- periodic tasks -------------------------------------------------------
@@ -134,23 +135,23 @@ class PowerInterface(BaseInterface):
     interface_type = "power"
 
     @abc.abstractmethod
-    def get_power_state(self, task: Any) -> str:
+    def get_power_state(self, task: Task) -> str:
         """The node's power state, as ``ironic.common.states`` names it."""
 
     @abc.abstractmethod
-    def set_power_state(self, task: Any, power_state: str,
+    def set_power_state(self, task: Task, power_state: str,
                         timeout: int | None = None) -> None:
         """Bring the node to ``power_state`` and return when it is there."""
 
     @abc.abstractmethod
-    def reboot(self, task: Any, timeout: int | None = None) -> None:
+    def reboot(self, task: Task, timeout: int | None = None) -> None:
         """Power cycle the node (it ends powered on)."""
 
-    def get_supported_power_states(self, task: Any) -> list[str]:
+    def get_supported_power_states(self, task: Task) -> list[str]:
         from ironic.common import states
         return [states.POWER_ON, states.POWER_OFF, states.REBOOT]
 
-    def get_power_state_and_health(self, task: Any
+    def get_power_state_and_health(self, task: Task
                                    ) -> tuple[str, str | None]:
         """The power state and the hardware health, in one BMC query.
 
@@ -164,60 +165,60 @@ class ManagementInterface(BaseInterface):
     interface_type = "management"
 
     @abc.abstractmethod
-    def get_supported_boot_devices(self, task: Any) -> list[str]:
+    def get_supported_boot_devices(self, task: Task) -> list[str]:
         """Boot devices (``ironic.common.boot_devices``) the BMC can set."""
 
     @abc.abstractmethod
-    def set_boot_device(self, task: Any, device: str,
+    def set_boot_device(self, task: Task, device: str,
                         persistent: bool = False) -> None:
         """Set the device the node boots from next (or always)."""
 
     @abc.abstractmethod
-    def get_boot_device(self, task: Any) -> dict:
+    def get_boot_device(self, task: Task) -> dict:
         """{"boot_device": device or None, "persistent": bool or None}."""
 
-    def get_sensors_data(self, task: Any) -> dict:
+    def get_sensors_data(self, task: Task) -> dict:
         raise exception.UnsupportedDriverExtension(
             driver=task.node.driver, extension="get_sensors_data")
 
-    def inject_nmi(self, task: Any) -> None:
+    def inject_nmi(self, task: Task) -> None:
         raise exception.UnsupportedDriverExtension(
             driver=task.node.driver, extension="inject_nmi")
 
-    def get_supported_boot_modes(self, task: Any) -> list[str]:
+    def get_supported_boot_modes(self, task: Task) -> list[str]:
         raise exception.UnsupportedDriverExtension(
             driver=task.node.driver, extension="get_supported_boot_modes")
 
-    def set_boot_mode(self, task: Any, mode: str) -> None:
+    def set_boot_mode(self, task: Task, mode: str) -> None:
         raise exception.UnsupportedDriverExtension(
             driver=task.node.driver, extension="set_boot_mode")
 
-    def get_boot_mode(self, task: Any) -> str | None:
+    def get_boot_mode(self, task: Task) -> str | None:
         raise exception.UnsupportedDriverExtension(
             driver=task.node.driver, extension="get_boot_mode")
 
-    def get_secure_boot_state(self, task: Any) -> bool:
+    def get_secure_boot_state(self, task: Task) -> bool:
         raise exception.UnsupportedDriverExtension(
             driver=task.node.driver, extension="get_secure_boot_state")
 
-    def set_secure_boot_state(self, task: Any, state: bool) -> None:
+    def set_secure_boot_state(self, task: Task, state: bool) -> None:
         raise exception.UnsupportedDriverExtension(
             driver=task.node.driver, extension="set_secure_boot_state")
 
-    def attach_virtual_media(self, task: Any, device_type: str,
+    def attach_virtual_media(self, task: Task, device_type: str,
                              image_url: str) -> None:
         """Insert the image at ``image_url`` into the node's virtual
         ``device_type`` (``cdrom``, ``floppy``, ``disk``) drive."""
         raise exception.UnsupportedDriverExtension(
             driver=task.node.driver, extension="attach_virtual_media")
 
-    def detach_virtual_media(self, task: Any,
+    def detach_virtual_media(self, task: Task,
                              device_types: list[str] | None = None) -> None:
         """Eject the virtual media of ``device_types`` (all when None)."""
         raise exception.UnsupportedDriverExtension(
             driver=task.node.driver, extension="detach_virtual_media")
 
-    def get_virtual_media(self, task: Any) -> list[dict]:
+    def get_virtual_media(self, task: Task) -> list[dict]:
         """The node's virtual drives: ``[{"media_types": [...],
         "inserted": bool, "image": url or ""}, ...]``."""
         raise exception.UnsupportedDriverExtension(
@@ -226,7 +227,7 @@ class ManagementInterface(BaseInterface):
     # Indicators (LEDs): components from ironic.common.components, states
     # from ironic.common.indicator_states.
 
-    def get_supported_indicators(self, task: Any,
+    def get_supported_indicators(self, task: Task,
                                  component: str | None = None
                                  ) -> dict[str, dict[str, list[str]]]:
         """{component: {indicator id: {"readonly": bool, "states":
@@ -235,12 +236,12 @@ class ManagementInterface(BaseInterface):
         set is accepted in place of the inner document."""
         return {}
 
-    def get_indicator_state(self, task: Any, component: str,
+    def get_indicator_state(self, task: Task, component: str,
                             indicator: str) -> str:
         raise exception.UnsupportedDriverExtension(
             driver=task.node.driver, extension="get_indicator_state")
 
-    def set_indicator_state(self, task: Any, component: str,
+    def set_indicator_state(self, task: Task, component: str,
                             indicator: str, state: str) -> None:
         raise exception.UnsupportedDriverExtension(
             driver=task.node.driver, extension="set_indicator_state")
@@ -252,26 +253,26 @@ class BootInterface(BaseInterface):
     capabilities: ClassVar[tuple[str, ...]] = ()
 
     @abc.abstractmethod
-    def prepare_ramdisk(self, task: Any, ramdisk_params: dict) -> None:
+    def prepare_ramdisk(self, task: Task, ramdisk_params: dict) -> None:
         """Make the node boot the deploy/cleaning/rescue ramdisk next."""
 
     @abc.abstractmethod
-    def clean_up_ramdisk(self, task: Any) -> None:
+    def clean_up_ramdisk(self, task: Task) -> None:
         """Remove what ``prepare_ramdisk`` created."""
 
     @abc.abstractmethod
-    def prepare_instance(self, task: Any) -> None:
+    def prepare_instance(self, task: Task) -> None:
         """Make the node boot the deployed instance next."""
 
     @abc.abstractmethod
-    def clean_up_instance(self, task: Any) -> None:
+    def clean_up_instance(self, task: Task) -> None:
         """Remove what ``prepare_instance`` created."""
 
-    def validate_inspection(self, task: Any) -> None:
+    def validate_inspection(self, task: Task) -> None:
         raise exception.UnsupportedDriverExtension(
             driver=task.node.driver, extension="validate_inspection")
 
-    def validate_rescue(self, task: Any) -> None:
+    def validate_rescue(self, task: Task) -> None:
         raise exception.UnsupportedDriverExtension(
             driver=task.node.driver, extension="validate_rescue")
 
@@ -280,36 +281,36 @@ class DeployInterface(BaseInterface):
     interface_type = "deploy"
 
     @abc.abstractmethod
-    def deploy(self, task: Any) -> str | None:
+    def deploy(self, task: Task) -> str | None:
         """The deploy step of priority 100 (see seed 002)."""
 
     @abc.abstractmethod
-    def tear_down(self, task: Any) -> str:
+    def tear_down(self, task: Task) -> str:
         """Undo a deployment; returns the state reached (``deleted``)."""
 
     @abc.abstractmethod
-    def prepare(self, task: Any) -> None:
+    def prepare(self, task: Task) -> None:
         """Get the node ready for the deploy steps."""
 
     @abc.abstractmethod
-    def clean_up(self, task: Any) -> None:
+    def clean_up(self, task: Task) -> None:
         """Remove what ``prepare`` and the deploy steps left behind."""
 
     @abc.abstractmethod
-    def take_over(self, task: Any) -> None:
+    def take_over(self, task: Task) -> None:
         """Adopt a node another conductor was serving."""
 
-    def prepare_cleaning(self, task: Any) -> str | None:
+    def prepare_cleaning(self, task: Task) -> str | None:
         """Get ready for cleaning; a wait state means "wait for agent"."""
         return None
 
-    def tear_down_cleaning(self, task: Any) -> None:
+    def tear_down_cleaning(self, task: Task) -> None:
         return None
 
-    def prepare_service(self, task: Any) -> str | None:
+    def prepare_service(self, task: Task) -> str | None:
         return None
 
-    def tear_down_service(self, task: Any) -> None:
+    def tear_down_service(self, task: Task) -> None:
         return None
 
     heartbeat = _ignore_heartbeat
@@ -319,16 +320,16 @@ class InspectInterface(BaseInterface):
     interface_type = "inspect"
 
     @abc.abstractmethod
-    def inspect_hardware(self, task: Any) -> str | None:
+    def inspect_hardware(self, task: Task) -> str | None:
         """Inspect; returns the state reached or a wait state."""
 
-    def abort(self, task: Any) -> None:
+    def abort(self, task: Task) -> None:
         raise exception.UnsupportedDriverExtension(
             driver=task.node.driver, extension="abort")
 
     heartbeat = _ignore_heartbeat
 
-    def continue_inspection(self, task: Any, inventory: dict,
+    def continue_inspection(self, task: Task, inventory: dict,
                             plugin_data: dict) -> str | None:
         raise exception.UnsupportedDriverExtension(
             driver=task.node.driver, extension="continue_inspection")
@@ -338,21 +339,21 @@ class ConsoleInterface(BaseInterface):
     interface_type = "console"
 
     @abc.abstractmethod
-    def start_console(self, task: Any) -> None: ...
+    def start_console(self, task: Task) -> None: ...
 
     @abc.abstractmethod
-    def stop_console(self, task: Any) -> None: ...
+    def stop_console(self, task: Task) -> None: ...
 
     @abc.abstractmethod
-    def get_console(self, task: Any) -> dict:
+    def get_console(self, task: Task) -> dict:
         """{"type": ..., "url": ...} as the console API shows it."""
 
-    def is_console_running(self, task: Any) -> bool:
+    def is_console_running(self, task: Task) -> bool:
         """Whether an enabled console still serves; consoles run by a
         process say False once it died, so enabling starts it again."""
         return True
 
-    def stop_local_console(self, task: Any) -> None:
+    def stop_local_console(self, task: Task) -> None:
         """End the console process this conductor runs for a node that
         another conductor now owns (and serves the console from); only the
         local process, nothing on the BMC. Nothing to do by default."""
@@ -362,14 +363,14 @@ class RescueInterface(BaseInterface):
     interface_type = "rescue"
 
     @abc.abstractmethod
-    def rescue(self, task: Any) -> str:
+    def rescue(self, task: Task) -> str:
         """Boot the rescue ramdisk; returns the state reached or a wait."""
 
     @abc.abstractmethod
-    def unrescue(self, task: Any) -> str:
+    def unrescue(self, task: Task) -> str:
         """Boot the instance again; returns the state reached."""
 
-    def clean_up(self, task: Any) -> None:
+    def clean_up(self, task: Task) -> None:
         return None
 
     heartbeat = _ignore_heartbeat
@@ -379,18 +380,18 @@ class RAIDInterface(BaseInterface):
     interface_type = "raid"
 
     @abc.abstractmethod
-    def create_configuration(self, task: Any, create_root_volume: bool = True,
+    def create_configuration(self, task: Task, create_root_volume: bool = True,
                              create_nonroot_volumes: bool = True,
                              delete_existing: bool = False) -> Any: ...
 
     @abc.abstractmethod
-    def delete_configuration(self, task: Any) -> Any: ...
+    def delete_configuration(self, task: Task) -> Any: ...
 
     #: JSON schema of the configurations this interface accepts; an
     #: implementation with extra logical disk keys gives its own.
     raid_schema: ClassVar[dict | None] = None
 
-    def validate_raid_config(self, task: Any, raid_config: dict) -> None:
+    def validate_raid_config(self, task: Task, raid_config: dict) -> None:
         """InvalidParameterValue unless ``raid_config`` fits the schema."""
         from ironic.common import raid
         raid.validate_configuration(raid_config, self.raid_schema)
@@ -405,25 +406,25 @@ class BIOSInterface(BaseInterface):
     interface_type = "bios"
 
     @abc.abstractmethod
-    def apply_configuration(self, task: Any, settings: list[dict]) -> Any:
+    def apply_configuration(self, task: Task, settings: list[dict]) -> Any:
         """Apply [{"name": ..., "value": ...}] settings."""
 
     @abc.abstractmethod
-    def factory_reset(self, task: Any) -> Any: ...
+    def factory_reset(self, task: Task) -> Any: ...
 
     @abc.abstractmethod
-    def cache_bios_settings(self, task: Any) -> None: ...
+    def cache_bios_settings(self, task: Task) -> None: ...
 
 
 class FirmwareInterface(BaseInterface):
     interface_type = "firmware"
 
     @abc.abstractmethod
-    def update(self, task: Any, settings: list[dict]) -> Any:
+    def update(self, task: Task, settings: list[dict]) -> Any:
         """Apply [{"component": ..., "url": ...}] updates."""
 
     @abc.abstractmethod
-    def cache_firmware_components(self, task: Any) -> None: ...
+    def cache_firmware_components(self, task: Task) -> None: ...
 
 
 class NetworkInterface(BaseInterface):
@@ -433,55 +434,55 @@ class NetworkInterface(BaseInterface):
         return {}
 
     @abc.abstractmethod
-    def add_provisioning_network(self, task: Any) -> None: ...
+    def add_provisioning_network(self, task: Task) -> None: ...
 
     @abc.abstractmethod
-    def remove_provisioning_network(self, task: Any) -> None: ...
+    def remove_provisioning_network(self, task: Task) -> None: ...
 
     @abc.abstractmethod
-    def configure_tenant_networks(self, task: Any) -> None: ...
+    def configure_tenant_networks(self, task: Task) -> None: ...
 
     @abc.abstractmethod
-    def unconfigure_tenant_networks(self, task: Any) -> None: ...
+    def unconfigure_tenant_networks(self, task: Task) -> None: ...
 
     @abc.abstractmethod
-    def add_cleaning_network(self, task: Any) -> None: ...
+    def add_cleaning_network(self, task: Task) -> None: ...
 
     @abc.abstractmethod
-    def remove_cleaning_network(self, task: Any) -> None: ...
+    def remove_cleaning_network(self, task: Task) -> None: ...
 
     @abc.abstractmethod
-    def vif_list(self, task: Any) -> list[dict]:
+    def vif_list(self, task: Task) -> list[dict]:
         """[{"id": vif_id}] of the VIFs attached to the node."""
 
     @abc.abstractmethod
-    def vif_attach(self, task: Any, vif_info: dict) -> None:
+    def vif_attach(self, task: Task, vif_info: dict) -> None:
         """Attach ``vif_info["id"]`` (optionally to ``port_uuid`` or
         ``portgroup_uuid``); VifAlreadyAttached, NoFreePhysicalPorts."""
 
     @abc.abstractmethod
-    def vif_detach(self, task: Any, vif_id: str) -> None:
+    def vif_detach(self, task: Task, vif_id: str) -> None:
         """Detach ``vif_id``; VifNotAttached when it is not attached."""
 
-    def add_rescuing_network(self, task: Any) -> None:
+    def add_rescuing_network(self, task: Task) -> None:
         return None
 
-    def remove_rescuing_network(self, task: Any) -> None:
+    def remove_rescuing_network(self, task: Task) -> None:
         return None
 
-    def add_inspection_network(self, task: Any) -> None:
+    def add_inspection_network(self, task: Task) -> None:
         return None
 
-    def remove_inspection_network(self, task: Any) -> None:
+    def remove_inspection_network(self, task: Task) -> None:
         return None
 
-    def add_servicing_network(self, task: Any) -> None:
+    def add_servicing_network(self, task: Task) -> None:
         return None
 
-    def remove_servicing_network(self, task: Any) -> None:
+    def remove_servicing_network(self, task: Task) -> None:
         return None
 
-    def need_power_on(self, task: Any) -> bool:
+    def need_power_on(self, task: Task) -> bool:
         return False
 
 
@@ -489,13 +490,13 @@ class StorageInterface(BaseInterface):
     interface_type = "storage"
 
     @abc.abstractmethod
-    def attach_volumes(self, task: Any) -> None: ...
+    def attach_volumes(self, task: Task) -> None: ...
 
     @abc.abstractmethod
-    def detach_volumes(self, task: Any) -> None: ...
+    def detach_volumes(self, task: Task) -> None: ...
 
     @abc.abstractmethod
-    def should_write_image(self, task: Any) -> bool: ...
+    def should_write_image(self, task: Task) -> bool: ...
 
 
 class VendorInterface(BaseInterface):
@@ -511,7 +512,7 @@ class VendorInterface(BaseInterface):
         cls.vendor_routes = _passthru.collect(cls)
         cls.driver_routes = _passthru.collect(cls, driver_level=True)
 
-    def validate(self, task: Any, method: str | None = None,
+    def validate(self, task: Task, method: str | None = None,
                  http_method: str | None = None, **kwargs: Any) -> None:
         """Check the node, or a passthru call's arguments when ``method``."""
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable
 
+from ironic.common.task import Task
+
 _NODE_MARK = "_ironic_passthru"
 _DRIVER_MARK = "_ironic_driver_passthru"
 HTTP_METHODS = ("GET", "PUT", "POST", "PATCH", "DELETE")
@@ -110,7 +112,7 @@ def find(vendor: Any, name: str, http_method: str,
     return getattr(vendor, attr), route
 
 
-def call_node(task: Any, name: str, http_method: str, data: dict
+def call_node(task: Task, name: str, http_method: str, data: dict
               ) -> tuple[Callable[[], Any], Route]:
     """Validate a node passthru call; return the call to run and its route.
 

@@ -163,7 +163,7 @@ def bmc_call(func: Callable) -> Callable:
 
 
 # node -> (kind, interface, step, start) of a step handed to the agent.
-_HANDED_OVER: dict[str, tuple[str, str, str, float]] = {}
+_HANDED_OVER: dict[str, tuple[str, str | None, str | None, float]] = {}
 
 
 @contextlib.contextmanager
@@ -207,7 +207,8 @@ def step_abandoned(node: str) -> None:
     _HANDED_OVER.pop(node, None)
 
 
-def _record_step(kind: str, interface: str, name: str, outcome: str,
+def _record_step(kind: str, interface: str | None, name: str | None,
+                 outcome: str,
                  seconds: float) -> None:
     if SINKS.statsd is not None and outcome != "wait":
         SINKS.statsd.timer(f"ironic.conductor.steps.{kind}.{interface}."

@@ -35,7 +35,7 @@ class StatsdSender:
     def __init__(self, host: str, port: int, prefix: str = ""):
         self.prefix = prefix
         self._address = (host, port)
-        self._target: tuple | None = None
+        self._target: tuple = ()  # set with _sock
         self._sock: socket.socket | None = None
         self._lock = threading.Lock()
         self._warned = False

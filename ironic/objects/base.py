@@ -12,7 +12,7 @@ import copy
 import dataclasses
 import functools
 import operator
-from typing import Any, Callable, ClassVar, Iterable
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Self
 
 from ironic.db import api as db_api
 from ironic.db.sqlalchemy import tables
@@ -42,6 +42,13 @@ class IronicObject:
     _db_list: ClassVar[str]
     _db_update: ClassVar[str]
     _db_destroy: ClassVar[str]
+    #: The database id (None until created).
+    id: Any
+
+    if TYPE_CHECKING:
+        # The fields are set per class from ``fields``: for the type
+        # checker each is an attribute of unknown type.
+        def __getattr__(self, name: str) -> Any: ...
 
     def __init__(self, **values: Any) -> None:
         object.__setattr__(self, "_changed", set())
@@ -65,7 +72,7 @@ class IronicObject:
         return f"<{type(self).__name__} {getattr(self, 'uuid', self.id)}>"
 
     @classmethod
-    def from_db(cls, db_obj: Any) -> IronicObject:
+    def from_db(cls, db_obj: Any) -> Self:
         obj = cls.__new__(cls)
         values = obj.__dict__
         columns = getattr(db_obj, "_fields", None)
@@ -73,7 +80,9 @@ class IronicObject:
             # A Core row or a named tuple: its columns by position, in one
             # C call. Reading sixty-odd attributes of a row one by one by
             # name cost more than the query that fetched it.
-            names, pick, missing, id_pick = _row_layout(cls, columns)
+            # (typeshed's lru_cache wants Hashable, which type[Self] is)
+            names, pick, missing, id_pick = _row_layout(
+                cls, columns)  # type: ignore[arg-type]
             values.update(zip(names, pick(db_obj), strict=True))
             values.update(missing)
             values["id"] = id_pick(db_obj)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import builtins
+
 from ironic.conf import CONF
 from ironic.db import api as db_api
 from ironic.objects.base import Field, IronicObject
@@ -35,19 +37,19 @@ class Conductor(IronicObject):
         return cls.from_db(db_api.get_instance().get_conductor(hostname))
 
     @classmethod
-    def list(cls, **kwargs) -> list[Conductor]:
+    def list(cls, **kwargs) -> builtins.list[Conductor]:
         return [cls.from_db(r) for r in
                 db_api.get_instance().list_conductors(**kwargs)]
 
     @classmethod
-    def list_alive(cls) -> list[Conductor]:
+    def list_alive(cls) -> builtins.list[Conductor]:
         return [cls.from_db(r) for r in
                 db_api.get_instance().get_active_conductors(
                     CONF.conductor.heartbeat_timeout)]
 
     @classmethod
     def register(cls, hostname: str, conductor_group: str,
-                 drivers: list[str], update_existing: bool = False
+                 drivers: builtins.list[str], update_existing: bool = False
                  ) -> Conductor:
         row = db_api.get_instance().register_conductor(
             {"hostname": hostname, "conductor_group": conductor_group,
@@ -61,6 +63,6 @@ class Conductor(IronicObject):
     def unregister(self) -> None:
         db_api.get_instance().unregister_conductor(self.hostname)
 
-    def register_hardware_interfaces(self, interfaces: list[dict]) -> None:
+    def register_hardware_interfaces(self, interfaces: builtins.list[dict]) -> None:
         db_api.get_instance().register_conductor_hardware_interfaces(
             self.id, interfaces)

@@ -94,6 +94,9 @@ class Node(IronicObject):
                                doc=f"{name.replace('_', ' ')} of the node.")
                    for name in INTERFACE_COLUMNS})
 
+    #: Typed here as save() writes it back.
+    last_error: str | None
+
     def save(self) -> None:
         # last_error is read through the API: whatever exception text was
         # put there, no token or password in it.

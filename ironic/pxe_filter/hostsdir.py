@@ -45,9 +45,10 @@ class HostsDir:
     def __init__(self, path: str):
         self.path = path
 
-    def current(self) -> dict[str, bool]:
-        """{mac: allowed} of the MAC files present (unknown excluded)."""
-        found = {}
+    def current(self) -> dict[str, bool | None]:
+        """{mac: allowed} of the MAC files present (unknown excluded; None
+        for a file of foreign content, to be rewritten)."""
+        found: dict[str, bool | None] = {}
         with os.scandir(self.path) as entries:
             for entry in entries:
                 if not is_mac(entry.name):

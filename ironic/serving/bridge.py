@@ -166,7 +166,7 @@ class WSGIBridge:
     """The ASGI application uvicorn serves: one WSGI app behind it."""
 
     def __init__(self, app: WSGIApp, threads: int, request_timeout: float,
-                 head_started: Callable[[dict], float | None] = None):
+                 head_started: Callable[[dict], float | None] | None = None):
         self.app = app
         self.pool = ThreadPoolExecutor(threads,
                                        thread_name_prefix="api-request")

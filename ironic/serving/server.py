@@ -18,6 +18,7 @@ import signal
 import socket
 import ssl
 import threading
+from typing import Any
 
 import uvicorn
 from uvicorn.supervisors import Multiprocess
@@ -39,8 +40,9 @@ SPARE_FILES = 512
 
 def make_bridge(application=None) -> bridge.WSGIBridge:
     """The ASGI application serving ``application`` (default: the API)."""
+    app: Any = application or api_app.setup_app()
     return bridge.WSGIBridge(
-        application or api_app.setup_app(), CONF.api.server_threads,
+        app, CONF.api.server_threads,
         CONF.api.request_timeout,
         lambda scope: guard.process_guard().head_started(scope))
 
@@ -94,6 +96,7 @@ class TLSContextFactory:
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.minimum_version = (ssl.TLSVersion.TLSv1_3 if self.tls13
                                else ssl.TLSVersion.TLSv1_2)
+        assert self.cert is not None  # check_tls_files() ran first
         ctx.load_cert_chain(self.cert, self.key)
         if self.ciphers:
             ctx.set_ciphers(self.ciphers)

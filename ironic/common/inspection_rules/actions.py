@@ -39,7 +39,8 @@ class Failure(Exception):
 
 
 class Action(plugin.Plugin):
-    def __call__(self, scope: plugin.Scope, **args: Any) -> None:
+    # Each action takes the scope and its own named arguments.
+    def __call__(self, *args: Any, **kwargs: Any) -> None:
         raise NotImplementedError
 
 
@@ -254,7 +255,7 @@ def _data_keys(path: Any) -> list[str]:
     return path.split(".")
 
 
-def _data_parent(data: dict, keys: list[str], create: bool) -> Any:
+def _data_parent(data: Any, keys: list[str], create: bool) -> Any:
     """The object holding ``keys[-1]``; None when absent (not creating)."""
     for key in keys[:-1]:
         if not isinstance(data, dict):

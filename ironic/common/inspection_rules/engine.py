@@ -13,12 +13,12 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from typing import Any
 
 import yaml
 
 from ironic.common import exception
 from ironic.common.inspection_rules import actions, operators, plugin, validation
+from ironic.common.task import Task
 from ironic.conf import CONF
 
 LOG = logging.getLogger(__name__)
@@ -117,7 +117,7 @@ def _conditions_hold(rule: dict, scope: plugin.Scope) -> bool:
     return True
 
 
-def apply_rule(task: Any, rule: dict, inventory: dict,
+def apply_rule(task: Task, rule: dict, inventory: dict,
                plugin_data: dict) -> bool:
     """Check one rule and run its actions; True when they ran."""
     scope = plugin.Scope.build(task, inventory, plugin_data, _masked(rule))
@@ -141,7 +141,7 @@ def apply_rule(task: Any, rule: dict, inventory: dict,
     return True
 
 
-def _failure(task: Any, rule: dict, detail: str) -> Exception:
+def _failure(task: Task, rule: dict, detail: str) -> Exception:
     if rule.get("sensitive"):
         # The detail may quote the rule's arguments: keep them out.
         detail = "details are hidden because the rule is sensitive"
@@ -151,7 +151,7 @@ def _failure(task: Any, rule: dict, detail: str) -> Exception:
         reason=f"{_describe(rule)}: {detail}")
 
 
-def apply_rules(task: Any, inventory: dict, plugin_data: dict,
+def apply_rules(task: Task, inventory: dict, plugin_data: dict,
                 phase: str = "main") -> None:
     """Apply every rule of ``phase``; raises to fail the inspection."""
     rules = rules_for_phase(phase)

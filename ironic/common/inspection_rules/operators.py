@@ -24,7 +24,8 @@ class Failure(Exception):
 
 
 class Operator(plugin.Plugin):
-    def __call__(self, **args: Any) -> bool:
+    # Each operator takes its own named arguments (bound by ``bind``).
+    def __call__(self, *args: Any, **kwargs: Any) -> bool:
         raise NotImplementedError
 
 
@@ -44,7 +45,7 @@ class _Compare(Operator):
     required = ("values",)
     optional = {"force_strings": False}
     formatted = ("values",)
-    compare: ClassVar[Callable[[Any, Any], bool]]
+    compare: ClassVar[Callable[..., Any]]
 
     def check_literals(self, args: dict, in_loop: bool) -> None:
         if not isinstance(args["values"], list):
@@ -234,7 +235,9 @@ def check(condition: dict, scope: plugin.Scope) -> bool:
     is_empty = isinstance(op, IsEmpty)
 
     def once(*item: Any) -> bool:
-        args = op.bind(condition, scope, *item, missing_as_none=is_empty)
+        # (item holds the loop item, if any: at most one value)
+        args = op.bind(condition, scope, *item,  # type: ignore[misc]
+                       missing_as_none=is_empty)
         if item and "force_strings" in op.optional:
             # Rendered loop values are strings; compare like with like.
             args["force_strings"] = True
@@ -246,11 +249,11 @@ def check(condition: dict, scope: plugin.Scope) -> bool:
     items = plugin.loop_items(condition)
     if items is None:
         return once()
-    items = list(items)
+    chosen = list(items)
     multiple = condition.get("multiple") or "any"
     if multiple == "first":
-        items = items[:1]
+        chosen = chosen[:1]
     elif multiple == "last":
-        items = items[-1:]
-    results = (once(item) for item in items)
+        chosen = chosen[-1:]
+    results = (once(item) for item in chosen)
     return all(results) if multiple == "all" else any(results)

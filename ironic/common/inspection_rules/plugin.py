@@ -14,6 +14,7 @@ import dataclasses
 from typing import Any, ClassVar, Iterator
 
 from ironic.common.inspection_rules import interpolation, masking
+from ironic.common.task import Task
 
 _NO_ITEM = object()
 
@@ -26,14 +27,14 @@ class ArgumentError(ValueError):
 class Scope:
     """What the conditions and actions of one rule work on."""
 
-    task: Any
+    task: Task
     #: The live plugin data: actions that change it write here.
     plugin_data: dict
     inventory_view: Any
     plugin_data_view: Any
 
     @classmethod
-    def build(cls, task: Any, inventory: dict, plugin_data: dict,
+    def build(cls, task: Task, inventory: dict, plugin_data: dict,
               mask: bool) -> Scope:
         return cls(task, plugin_data, masking.view(inventory, mask),
                    masking.view(plugin_data, mask))

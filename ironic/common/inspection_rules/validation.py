@@ -40,7 +40,7 @@ _ACTION = {
     },
     "required": ["op", "args"],
 }
-SCHEMA = {
+SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "uuid": {"type": ["string", "null"]},

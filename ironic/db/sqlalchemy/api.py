@@ -626,7 +626,7 @@ class Connection(ConductorQueries, HardwareQueries, NodeResourceQueries,
     # ------------------------------------------------------------------
     # id <-> uuid helpers used by the API to render relations
 
-    def uuids_for_ids(self, model_name: str, ids: Iterable[int]
+    def uuids_for_ids(self, model_name: str, ids: Iterable[int | None]
                       ) -> dict[int, str]:
         model = {"node": models.Node, "chassis": models.Chassis,
                  "portgroup": models.Portgroup,

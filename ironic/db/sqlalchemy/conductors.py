@@ -88,10 +88,11 @@ def _alive_clause(interval: int):
 class ConductorQueries:
     """Registration, heartbeat and liveness of conductors; node locks."""
 
-    # Both are provided by Connection's module; bound there.
+    # Provided by Connection's module; bound there.
     _reader: Any
     _writer: Any
     _translate_integrity: Any
+    _get_one: Any
 
     # ------------------------------------------------------------------
     # registration and heartbeat
@@ -230,7 +231,9 @@ class ConductorQueries:
             session.execute(sa.delete(C).where(C.id.in_(ids)))
             return [r.hostname for r in rows]
 
-    def conductor_alive(self, row: models.Conductor, interval: int) -> bool:
+    def conductor_alive(self, row: Any, interval: int) -> bool:
+        """Whether ``row`` (a conductor row or object) is online and
+        heartbeating within ``interval`` seconds."""
         seen = row.updated_at or row.created_at
         return bool(row.online and seen and seen >= _stale_before(interval))
 
@@ -493,10 +496,10 @@ class ConductorQueries:
                     groups.setdefault(tuple(sorted(values.items())),
                                       []).append(node_id)
             now = utcnow()
-            for values, ids in groups.items():
+            for items, ids in groups.items():
                 session.execute(
                     sa.update(N.__table__).where(N.id.in_(ids))
-                    .values(dict(values, updated_at=now)))
+                    .values(dict(items, updated_at=now)))
             rows = [dict(values, node_id=node_id, uuid=str(uuidlib.uuid4()),
                          created_at=now)
                     for node_id, values in (history or {}).items()

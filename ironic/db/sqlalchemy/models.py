@@ -6,6 +6,7 @@ and the database speak about the same things. The alembic history under
 """
 
 import datetime
+from typing import Any
 
 from sqlalchemy import (
     Boolean,
@@ -36,7 +37,8 @@ def _utcnow() -> datetime.datetime:
 
 
 class Base(DeclarativeBase):
-    __table_args__ = {"mysql_engine": "InnoDB", "mysql_charset": "utf8mb4"}
+    # Each table extends it into a tuple of constraints and these options.
+    __table_args__: Any = {"mysql_engine": "InnoDB", "mysql_charset": "utf8mb4"}
 
     created_at: Mapped[datetime.datetime | None] = mapped_column(
         DateTime, default=_utcnow)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import collections
 import pickle
 import threading
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, NamedTuple, Sequence
 
 import sqlalchemy as sa
 
@@ -42,7 +42,8 @@ class _Plan(NamedTuple):
     order: tuple[str, ...] | None
     binds: dict[str, Callable]
     results: tuple[tuple[int, Callable], ...]
-    row: type
+    #: The named tuple class of the rows (built per statement).
+    row: Any
     #: Position of each column key in a row.
     positions: dict[str, int]
     #: The driver's base exception (DB-API ``Error``).
@@ -78,7 +79,9 @@ class PreparedSelect:
             if process is not None:
                 binds[name] = process
         keys = [c.key for c in columns]
-        row = collections.namedtuple("Row", keys)
+        # Field names known only at run time, which the type checker
+        # cannot follow.
+        row = collections.namedtuple("Row", keys)  # type: ignore[misc]
         return _Plan(engine, compiled.string,
                      tuple(compiled.positiontup) if compiled.positional
                      else None, binds, tuple(results), row,
@@ -150,7 +153,7 @@ class Fetched:
         self._plan = plan
         self.raw = raw
         self._rows = rows
-        self._stamp = None
+        self._stamp: bytes | None = None
 
     def stamp(self) -> bytes | None:
         """The raw rows serialized: two equal stamps come from equal
@@ -167,24 +170,26 @@ class Fetched:
         return self._stamp or None
 
     def __len__(self) -> int:
-        return len(self.raw if self._rows is None else self._rows)
+        rows = self.raw if self._rows is None else self._rows
+        return len(rows or ())
 
     def value(self, column: str) -> Any:
         """``column`` of the first row as the driver returned it."""
         position = self._plan.positions[column]
         if self.raw is not None:
             return self.raw[0][position]
-        return self._rows[0][position]
+        return self.rows()[0][position]
 
     def rows(self) -> list:
         """The rows as named tuples, each column's result processor
         applied (JSON decoded, datetimes parsed)."""
         if self._rows is None:
-            self._rows = _processed(self._plan, self.raw)
+            # Without raw rows, _rows was set when the rows were fetched.
+            self._rows = _processed(self._plan, self.raw or [])
         return self._rows
 
 
-def _processed(plan: _Plan, raw_rows: tuple) -> list:
+def _processed(plan: _Plan, raw_rows: Sequence[Any]) -> list:
     make = plan.row._make
     if not plan.results:
         return [make(r) for r in raw_rows]

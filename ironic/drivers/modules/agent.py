@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
 
 from oslo_utils import strutils
 
 from ironic.common import agent_token, boot_devices, exception, states
+from ironic.common.task import Task
 from ironic.conductor import fast_track
 from ironic.conductor import power as cond_power
 from ironic.conf import CONF
@@ -46,12 +46,12 @@ LOG = logging.getLogger(__name__)
 class AgentDeploy(agent_base.AgentDeployBase):
     """Deploy an image with the agent ramdisk (``direct``)."""
 
-    def validate(self, task: Any) -> None:
+    def validate(self, task: Task) -> None:
         super().validate(task)
         if task.driver.storage.should_write_image(task):
             agent_image.validate(task.node)
 
-    def prepare(self, task: Any) -> None:
+    def prepare(self, task: Task) -> None:
         node = task.node
         if node.provision_state in (states.ACTIVE, states.ADOPTING):
             # Taking the node over: only the instance boot is needed.
@@ -77,7 +77,7 @@ class AgentDeploy(agent_base.AgentDeployBase):
     # -- the decomposed deploy steps ---------------------------------------
 
     @base.deploy_step(priority=100)
-    def deploy(self, task: Any) -> str | None:
+    def deploy(self, task: Task) -> str | None:
         """Boot the agent on the provisioning network; wait for it."""
         if not task.driver.storage.should_write_image(task):
             return None
@@ -88,7 +88,7 @@ class AgentDeploy(agent_base.AgentDeployBase):
         return states.DEPLOYWAIT
 
     @base.deploy_step(priority=80)
-    def write_image(self, task: Any) -> str | None:
+    def write_image(self, task: Task) -> str | None:
         """Have the agent write the image (and the configdrive)."""
         if not task.driver.storage.should_write_image(task):
             return None
@@ -115,20 +115,20 @@ class AgentDeploy(agent_base.AgentDeployBase):
             task, "deploy", "prepare_image",
             lambda client: client.prepare_image(image_info, configdrive))
 
-    def _agent_offers(self, task: Any, name: str) -> bool:
+    def _agent_offers(self, task: Task, name: str) -> bool:
         cached = agent_state.AgentInfo(task.node).cached_steps("deploy")
         return any(s.get("step") == name
                    for s in (cached or {}).get("deploy", []))
 
     @base.deploy_step(priority=60)
-    def prepare_instance_boot(self, task: Any) -> None:
+    def prepare_instance_boot(self, task: Task) -> None:
         """Install the boot loader where needed and boot from the disk."""
         if task.driver.storage.should_write_image(task):
             self._install_bootloader(task)
             _set_boot_to_disk(task)
         task.driver.boot.prepare_instance(task)
 
-    def _install_bootloader(self, task: Any) -> None:
+    def _install_bootloader(self, task: Task) -> None:
         node = task.node
         client = agent_client.AgentClient(node)
         uuids = client.get_partition_uuids()
@@ -155,7 +155,7 @@ class AgentDeploy(agent_base.AgentDeployBase):
             LOG.info("Node %s: boot loader installed", node.uuid)
 
     @base.deploy_step(priority=40)
-    def tear_down_agent(self, task: Any) -> None:
+    def tear_down_agent(self, task: Task) -> None:
         """Stop the agent: the node ends powered off (or, when it may
         never be powered off, keeps running until boot_instance)."""
         node = task.node
@@ -178,13 +178,13 @@ class AgentDeploy(agent_base.AgentDeployBase):
             _soft_power_off(task)
 
     @base.deploy_step(priority=30)
-    def switch_to_tenant_network(self, task: Any) -> None:
+    def switch_to_tenant_network(self, task: Task) -> None:
         network = task.driver.network
         network.remove_provisioning_network(task)
         network.configure_tenant_networks(task)
 
     @base.deploy_step(priority=20)
-    def boot_instance(self, task: Any) -> None:
+    def boot_instance(self, task: Task) -> None:
         if task.node.disable_power_off:
             cond_power.node_power_action(task, states.REBOOT)
         elif _can_power_on(task):
@@ -194,12 +194,12 @@ class AgentDeploy(agent_base.AgentDeployBase):
                      "rebooted into the instance", task.node.uuid)
 
 
-def _can_power_on(task: Any) -> bool:
+def _can_power_on(task: Task) -> bool:
     return states.POWER_ON in \
         task.driver.power.get_supported_power_states(task)
 
 
-def _set_boot_to_disk(task: Any) -> None:
+def _set_boot_to_disk(task: Task) -> None:
     try:
         task.driver.management.set_boot_device(task, boot_devices.DISK,
                                                persistent=True)
@@ -208,7 +208,7 @@ def _set_boot_to_disk(task: Any) -> None:
                  "device; the boot interface decides", task.node.uuid)
 
 
-def _sync(task: Any) -> None:
+def _sync(task: Task) -> None:
     """Flush the agent's disks before a hard power action (best effort)."""
     try:
         agent_client.AgentClient(task.node).sync()
@@ -217,7 +217,7 @@ def _sync(task: Any) -> None:
                     "the power action: %s", task.node.uuid, e)
 
 
-def _soft_power_off(task: Any) -> None:
+def _soft_power_off(task: Task) -> None:
     """Ask the agent to shut down; power off out of band if it does not
     within [agent]post_deploy_get_power_state_retries (and interval)."""
     node = task.node

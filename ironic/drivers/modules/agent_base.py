@@ -22,9 +22,10 @@ import collections
 import datetime
 import logging
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ironic.common import exception, states, utils
+from ironic.common.task import Task
 from ironic.conductor import fast_track
 from ironic.conductor import power as cond_power
 from ironic.conductor import steps as cond_steps
@@ -44,12 +45,12 @@ KIND_OF_WAIT = {state: kind for kind, state in WAIT_STATE.items()}
 INBAND_DEPLOY_PRIORITIES = range(41, 100)
 
 
-def ramdisk_params(task: Any) -> dict[str, str]:
+def ramdisk_params(task: Task) -> dict[str, str]:
     """Kernel parameters of the agent ramdisk (for the boot interface)."""
     return {"ipa-api-url": utils.ramdisk_api_url()}
 
 
-def check_ramdisk_boot(task: Any, purpose: str) -> None:
+def check_ramdisk_boot(task: Task, purpose: str) -> None:
     """InvalidParameterValue unless the node's boot interface can boot the
     agent ramdisk for ``purpose`` ("rescue" or "inspection"): the boot
     interface declares it with ``validate_<purpose>``."""
@@ -66,7 +67,7 @@ def check_ramdisk_boot(task: Any, purpose: str) -> None:
                 f"boot the {purpose} ramdisk: {e}") from e
 
 
-def power_off(task: Any) -> None:
+def power_off(task: Task) -> None:
     """Power off (reboot when the node may not be powered off), keeping
     last_error: tear downs run after failures and aborts whose reason the
     successful power action would otherwise erase."""
@@ -87,7 +88,14 @@ def _touch(node: Any) -> None:
         datetime.timezone.utc).replace(tzinfo=None)
 
 
-class AgentStepsMixin:
+if TYPE_CHECKING:
+    # What the mixins expect of the interface classes they are mixed into.
+    _Interface = base.BaseInterface
+else:
+    _Interface = object
+
+
+class AgentStepsMixin(_Interface):
     """In-band steps through the agent, resumed by its heartbeats."""
 
     #: Kinds of steps the agent runs for this interface.
@@ -95,7 +103,7 @@ class AgentStepsMixin:
 
     # -- the steps offered -------------------------------------------------
 
-    def inband_steps_pending(self, task: Any, kind: str) -> set[str]:
+    def inband_steps_pending(self, task: Task, kind: str) -> set[str]:
         """Interfaces whose in-band steps are not known yet (the agent
         reports them on its first heartbeat)."""
         if kind in self.inband_kinds and \
@@ -103,7 +111,7 @@ class AgentStepsMixin:
             return {self.interface_type}
         return set()
 
-    def _inband_steps(self, task: Any, kind: str) -> list[dict]:
+    def _inband_steps(self, task: Task, kind: str) -> list[dict]:
         """The agent's steps for this interface that no declared (out of
         band) step of the same name shadows."""
         if kind not in self.inband_kinds:
@@ -117,7 +125,7 @@ class AgentStepsMixin:
         return step.get("interface") == self.interface_type and \
             step.get("step") not in self._declared_steps[kind]
 
-    def get_deploy_steps(self, task: Any) -> list[dict]:
+    def get_deploy_steps(self, task: Task) -> list[dict]:
         found = list(super().get_deploy_steps(task))
         for step in self._inband_steps(task, "deploy"):
             priority = step.get("priority") or 0
@@ -130,7 +138,7 @@ class AgentStepsMixin:
             found.append(step)
         return found
 
-    def get_clean_steps(self, task: Any) -> list[dict]:
+    def get_clean_steps(self, task: Task) -> list[dict]:
         overrides = {"erase_devices": CONF.deploy.erase_devices_priority,
                      "erase_devices_metadata":
                          CONF.deploy.erase_devices_metadata_priority}
@@ -141,11 +149,11 @@ class AgentStepsMixin:
             found.append(step)
         return found
 
-    def get_service_steps(self, task: Any) -> list[dict]:
+    def get_service_steps(self, task: Task) -> list[dict]:
         return list(super().get_service_steps(task)) + \
             self._inband_steps(task, "service")
 
-    def screen_deploy_steps(self, task: Any, planned: list[dict]
+    def screen_deploy_steps(self, task: Task, planned: list[dict]
                             ) -> list[dict]:
         """Drop in-band deploy steps that would run while the agent is
         down (templates can give any priority)."""
@@ -161,7 +169,7 @@ class AgentStepsMixin:
             kept.append(step)
         return kept
 
-    def refresh_steps(self, task: Any, kind: str) -> None:
+    def refresh_steps(self, task: Task, kind: str) -> None:
         """Ask the agent for its ``kind`` steps and keep them."""
         node = task.node
         result = agent_client.AgentClient(node).get_steps(kind, task.ports)
@@ -189,16 +197,16 @@ class AgentStepsMixin:
 
     # -- running in-band steps ----------------------------------------------
 
-    def execute_deploy_step(self, task: Any, step: dict) -> Any:
+    def execute_deploy_step(self, task: Task, step: dict) -> Any:
         return self._execute("deploy", task, step)
 
-    def execute_clean_step(self, task: Any, step: dict) -> Any:
+    def execute_clean_step(self, task: Task, step: dict) -> Any:
         return self._execute("clean", task, step)
 
-    def execute_service_step(self, task: Any, step: dict) -> Any:
+    def execute_service_step(self, task: Task, step: dict) -> Any:
         return self._execute("service", task, step)
 
-    def _execute(self, kind: str, task: Any, step: dict) -> Any:
+    def _execute(self, kind: str, task: Task, step: dict) -> Any:
         if not self.is_inband(kind, step):
             return self._execute_step(kind, task, step)
         sent = {k: step[k] for k in ("interface", "step", "priority",
@@ -210,7 +218,7 @@ class AgentStepsMixin:
             lambda client: client.execute_step(kind, sent, task.ports,
                                                version))
 
-    def run_agent_command(self, task: Any, kind: str, name: str,
+    def run_agent_command(self, task: Task, kind: str, name: str,
                           send: Any) -> str:
         """Start an asynchronous agent command for the current step and
         wait (in the wait state) for the heartbeats to see it finish."""
@@ -236,7 +244,7 @@ class AgentStepsMixin:
         node.save()
         return WAIT_STATE[kind]
 
-    def _retry_later(self, task: Any, kind: str) -> str:
+    def _retry_later(self, task: Task, kind: str) -> str:
         cond_steps.StepState(task.node, cond_steps.KINDS[kind]) \
             .repeat_current()
         agent_state.AgentInfo(task.node).clear_pending_command()
@@ -245,7 +253,7 @@ class AgentStepsMixin:
 
     # -- heartbeats -----------------------------------------------------------
 
-    def heartbeat(self, task: Any, callback_url: str,
+    def heartbeat(self, task: Task, callback_url: str,
                   agent_version: str | None, **kwargs: Any) -> None:
         node = task.node
         kind = KIND_OF_WAIT.get(node.provision_state)
@@ -257,7 +265,7 @@ class AgentStepsMixin:
         node.save()
         task.spawn_after(self._continue, task, kind)
 
-    def _continue(self, task: Any, kind: str) -> None:
+    def _continue(self, task: Task, kind: str) -> None:
         """Worker: act on a heartbeat of a node waiting in ``kind``."""
         node = task.node
         if node.provision_state != WAIT_STATE[kind]:
@@ -282,7 +290,7 @@ class AgentStepsMixin:
                                         *_WORKING.get(kind, ())):
                 cond_steps.fail(task, kind, f"{doing}: {e}")
 
-    def _process(self, task: Any, kind: str) -> None:
+    def _process(self, task: Task, kind: str) -> None:
         node = task.node
         info = agent_state.AgentInfo(node)
         if info.rebooting(kind):
@@ -301,7 +309,7 @@ class AgentStepsMixin:
         result = agent_client.AgentClient(node).last_command(pending["name"])
         self._check_result(task, kind, pending["name"], result)
 
-    def _check_result(self, task: Any, kind: str, name: str,
+    def _check_result(self, task: Task, kind: str, name: str,
                       result: dict | None) -> None:
         node = task.node
         current = getattr(node, f"{kind}_step") or {}
@@ -339,7 +347,7 @@ class AgentStepsMixin:
         return (ran.get("interface"), ran.get("step")) == \
             (current.get("interface"), current.get("step"))
 
-    def _step_done(self, task: Any, kind: str, current: dict,
+    def _step_done(self, task: Task, kind: str, current: dict,
                    result: dict | None = None) -> None:
         node = task.node
         # The interface that owns the step may record what it produced
@@ -358,7 +366,7 @@ class AgentStepsMixin:
         node.save()
         cond_steps.resume(task, kind)
 
-    def _version_mismatch(self, task: Any, kind: str) -> None:
+    def _version_mismatch(self, task: Task, kind: str) -> None:
         """The agent's hardware managers changed since it gave its steps."""
         node = task.node
         if kind == "deploy":
@@ -382,7 +390,7 @@ class AgentStepsMixin:
 
     # -- booting the agent -------------------------------------------------
 
-    def boot_agent(self, task: Any) -> None:
+    def boot_agent(self, task: Task) -> None:
         """Make the node boot the agent ramdisk now (reboot or power on),
         or, with fast track, use the agent that is running."""
         node = task.node
@@ -398,7 +406,7 @@ class AgentStepsMixin:
             cond_power.node_power_action(task, states.POWER_ON)
 
 
-    def _kick_running_agent(self, task: Any) -> None:
+    def _kick_running_agent(self, task: Task) -> None:
         """Fast track: act as on the running agent's next heartbeat, as
         soon as the caller has moved the node to its wait state and
         released it (the agent only heartbeats every few minutes when
@@ -415,7 +423,7 @@ class AgentStepsMixin:
                     info = t.node.driver_internal_info or {}
                     if t.node.provision_state in KIND_OF_WAIT and \
                             fast_track.agent_alive(t.node):
-                        self.heartbeat(t, info.get("agent_url"),
+                        self.heartbeat(t, info["agent_url"],
                                        info.get("agent_version"))
             except Exception:  # noqa: BLE001 - the next heartbeat retries
                 LOG.exception("Node %s: fast track could not resume with "
@@ -435,10 +443,13 @@ _WORKING = {"deploy": (states.DEPLOYING,), "clean": (states.CLEANING,),
             "service": (states.SERVICING,)}
 
 
-class AgentCleaningMixin:
+class AgentCleaningMixin(_Interface):
     """Cleaning and servicing in the agent ramdisk."""
 
-    def prepare_cleaning(self, task: Any) -> str:
+    if TYPE_CHECKING:
+        def boot_agent(self, task: Task) -> None: ...  # AgentStepsMixin's
+
+    def prepare_cleaning(self, task: Task) -> str:
         node = task.node
         task.driver.network.add_cleaning_network(task)
         info = agent_state.AgentInfo(node)
@@ -449,12 +460,12 @@ class AgentCleaningMixin:
         self.boot_agent(task)
         return states.CLEANWAIT
 
-    def tear_down_cleaning(self, task: Any) -> None:
+    def tear_down_cleaning(self, task: Task) -> None:
         agent_logs.on_success(task, "cleaning")
         self._leave_agent(task)
         task.driver.network.remove_cleaning_network(task)
 
-    def prepare_service(self, task: Any) -> str:
+    def prepare_service(self, task: Task) -> str:
         node = task.node
         task.driver.network.add_servicing_network(task)
         info = agent_state.AgentInfo(node)
@@ -464,7 +475,7 @@ class AgentCleaningMixin:
         self.boot_agent(task)
         return states.SERVICEWAIT
 
-    def tear_down_service(self, task: Any) -> None:
+    def tear_down_service(self, task: Task) -> None:
         node = task.node
         agent_logs.on_success(task, "service")
         agent_state.AgentInfo(node).forget_operation()
@@ -474,7 +485,7 @@ class AgentCleaningMixin:
         task.driver.boot.prepare_instance(task)
         cond_power.node_power_action(task, states.REBOOT)
 
-    def _leave_agent(self, task: Any) -> None:
+    def _leave_agent(self, task: Task) -> None:
         node = task.node
         agent_state.AgentInfo(node).forget_operation()
         task.driver.boot.clean_up_ramdisk(task)
@@ -497,18 +508,18 @@ class AgentDeployBase(AgentStepsMixin, AgentCleaningMixin,
                 "a deployment instead of asking the agent to shut down. "
                 "Optional."}
 
-    def validate(self, task: Any) -> None:
+    def validate(self, task: Task) -> None:
         boot = task.driver.boot
         if boot is not None:
             boot.validate(task)
         from ironic.drivers.modules import agent_image
         agent_image.validate_root_device_hints(task.node)
 
-    def take_over(self, task: Any) -> None:
+    def take_over(self, task: Task) -> None:
         if task.node.provision_state == states.ACTIVE:
             task.driver.boot.prepare_instance(task)
 
-    def tear_down(self, task: Any) -> str:
+    def tear_down(self, task: Task) -> str:
         power_off(task)
         task.driver.storage.detach_volumes(task)
         network = task.driver.network
@@ -516,7 +527,7 @@ class AgentDeployBase(AgentStepsMixin, AgentCleaningMixin,
         network.remove_provisioning_network(task)
         return "deleted"
 
-    def clean_up(self, task: Any) -> None:
+    def clean_up(self, task: Task) -> None:
         from ironic.drivers.modules import agent_image
         boot = task.driver.boot
         boot.clean_up_ramdisk(task)

@@ -252,7 +252,7 @@ class AgentClient:
 
     def _running(self, name: str) -> dict | None:
         try:
-            last = (self.commands(retry=False) or [None])[-1]
+            last = (self.commands(retry=False) or [{}])[-1]
         except AgentError:
             return None
         if last and last.get("command_name") == name.split(".", 1)[-1] \
@@ -360,7 +360,7 @@ class AgentClient:
         """``standby.sync``: flush the file systems before a hard reset."""
         return self.command("standby.sync", {}, wait=True)
 
-    def finalize_rescue(self, rescue_password: str,
+    def finalize_rescue(self, rescue_password: str | None,
                         hashed: bool = True) -> dict:
         """``rescue.finalize_rescue`` (for a rescue interface)."""
         return self.command("rescue.finalize_rescue",

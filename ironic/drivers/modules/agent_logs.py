@@ -20,6 +20,7 @@ import threading
 from typing import Any
 
 from ironic.common import agent_token, exception
+from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers.modules import agent_client
 
@@ -52,19 +53,19 @@ def file_name(node: Any, label: str | None) -> str:
     return "_".join(fields) + ".tar.gz"
 
 
-def on_failure(task: Any, label: str | None = None) -> str | None:
+def on_failure(task: Task, label: str | None = None) -> str | None:
     if CONF.agent.deploy_logs_collect in ("on_failure", "always"):
         return collect(task, label)
     return None
 
 
-def on_success(task: Any, label: str | None = None) -> str | None:
+def on_success(task: Task, label: str | None = None) -> str | None:
     if CONF.agent.deploy_logs_collect == "always":
         return collect(task, label)
     return None
 
 
-def collect(task: Any, label: str | None = None) -> str | None:
+def collect(task: Task, label: str | None = None) -> str | None:
     """Ask the running agent for its logs and store them; the file's path,
     or None when there was no agent or it failed (logged)."""
     node = task.node

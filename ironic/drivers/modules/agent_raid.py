@@ -24,6 +24,7 @@ import logging
 from typing import Any
 
 from ironic.common import exception, states
+from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers import base
 from ironic.drivers.modules import (
@@ -90,12 +91,12 @@ class AgentRAID(agent_base.AgentStepsMixin, base.RAIDInterface):
     def get_properties(self) -> dict[str, str]:
         return {}
 
-    def validate(self, task: Any) -> None:
+    def validate(self, task: Task) -> None:
         target = task.node.target_raid_config
         if target:
             self.validate_raid_config(task, target)
 
-    def get_clean_steps(self, task: Any) -> list[dict]:
+    def get_clean_steps(self, task: Task) -> list[dict]:
         steps = super().get_clean_steps(task)
         for step in steps:
             option = _PRIORITY_OPTIONS.get(step["step"])
@@ -113,7 +114,7 @@ class AgentRAID(agent_base.AgentStepsMixin, base.RAIDInterface):
         "create_nonroot_volumes": {"description": "Create the other "
                                                   "volumes (default true).",
                                    "required": False}})
-    def create_configuration(self, task: Any, create_root_volume: bool = True,
+    def create_configuration(self, task: Task, create_root_volume: bool = True,
                              create_nonroot_volumes: bool = True,
                              delete_existing: bool = False) -> str:
         target = filter_target(task.node, create_root_volume,
@@ -124,18 +125,18 @@ class AgentRAID(agent_base.AgentStepsMixin, base.RAIDInterface):
 
     @base.clean_step(priority=0)
     @base.deploy_step(priority=0)
-    def delete_configuration(self, task: Any) -> str:
+    def delete_configuration(self, task: Task) -> str:
         deploying = task.node.provision_state in (states.DEPLOYING,
                                                   states.DEPLOYWAIT)
         return self._in_agent(task, "deploy" if deploying else "clean")
 
     @base.deploy_step(priority=0, argsinfo=APPLY_ARGSINFO)
-    def apply_configuration(self, task: Any, raid_config: dict,
+    def apply_configuration(self, task: Task, raid_config: dict,
                             delete_existing: bool = True) -> str:
         self.validate_raid_config(task, raid_config)
         return self._in_agent(task, "deploy", raid_config)
 
-    def _in_agent(self, task: Any, kind: str, target: dict | None = None,
+    def _in_agent(self, task: Task, kind: str, target: dict | None = None,
                   args: dict | None = None) -> str:
         """Send the current step to the agent (with ``target`` as the
         node's target_raid_config, ``args`` as its arguments when given);
@@ -163,7 +164,7 @@ class AgentRAID(agent_base.AgentStepsMixin, base.RAIDInterface):
 
     # --- results ------------------------------------------------------------
 
-    def agent_step_finished(self, task: Any, kind: str, step: dict,
+    def agent_step_finished(self, task: Task, kind: str, step: dict,
                             result: dict) -> None:
         """Record what a finished RAID step changed on the node."""
         node = task.node

@@ -17,6 +17,7 @@ import logging
 from typing import Any
 
 from ironic.common import exception, password_hash, states
+from ironic.common.task import Task
 from ironic.conductor import power as cond_power
 from ironic.conductor import utils as cond_utils
 from ironic.conf import CONF
@@ -45,10 +46,10 @@ class AgentRescue(base.RescueInterface):
     def get_properties(self) -> dict[str, str]:
         return {}
 
-    def validate(self, task: Any) -> None:
+    def validate(self, task: Task) -> None:
         agent_base.check_ramdisk_boot(task, "rescue")
 
-    def rescue(self, task: Any) -> str:
+    def rescue(self, task: Task) -> str:
         node = task.node
         password = (node.instance_info or {}).get(PASSWORD)
         if not password:
@@ -69,13 +70,13 @@ class AgentRescue(base.RescueInterface):
         LOG.info("Node %s is booting its rescue ramdisk", node.uuid)
         return states.RESCUEWAIT
 
-    def heartbeat(self, task: Any, callback_url: str,
+    def heartbeat(self, task: Task, callback_url: str,
                   agent_version: str | None, **kwargs: Any) -> None:
         if task.node.provision_state != states.RESCUEWAIT:
             return
         task.spawn_after(self._finalize, task)
 
-    def _finalize(self, task: Any) -> None:
+    def _finalize(self, task: Task) -> None:
         """Worker: hand the password to the agent, leave the ramdisk up."""
         node = task.node
         if node.provision_state != states.RESCUEWAIT:
@@ -104,7 +105,7 @@ class AgentRescue(base.RescueInterface):
         task.process_event("done")
         LOG.info("Node %s is in rescue", node.uuid)
 
-    def unrescue(self, task: Any) -> str:
+    def unrescue(self, task: Task) -> str:
         cond_power.power_off_or_reboot(task)
         self.clean_up(task)
         task.driver.network.configure_tenant_networks(task)
@@ -113,7 +114,7 @@ class AgentRescue(base.RescueInterface):
             cond_power.node_power_action(task, states.POWER_ON)
         return states.ACTIVE
 
-    def clean_up(self, task: Any) -> None:
+    def clean_up(self, task: Task) -> None:
         node = task.node
         _set_instance_info(node, **{PASSWORD: None, HASHED_PASSWORD: None})
         node.save()

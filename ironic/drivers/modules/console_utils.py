@@ -86,7 +86,8 @@ def acquire_port(node_uuid: str, preferred: int | None = None) -> int:
         if node_uuid in _ALLOCATED:
             return _ALLOCATED[node_uuid]
         taken = set(_ALLOCATED.values())
-        candidates = ([preferred] if preferred in ports else []) + \
+        candidates = ([preferred] if preferred is not None
+                      and preferred in ports else []) + \
             list(ports)
         for port in candidates:
             if port not in taken and _port_free(port):

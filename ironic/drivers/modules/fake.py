@@ -23,6 +23,7 @@ from ironic.common import (
     indicator_states,
     states,
 )
+from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers import base
 
@@ -58,7 +59,7 @@ def _sleep(kind: str) -> None:
         _STOP.wait(seconds)
 
 
-def _set_internal(task: Any, key: str, value: Any) -> None:
+def _set_internal(task: Task, key: str, value: Any) -> None:
     # Reassign the dict: the node object tracks changes by attribute.
     info = dict(task.node.driver_internal_info or {})
     info[key] = value
@@ -69,7 +70,7 @@ class _NoProperties:
     def get_properties(self) -> dict[str, str]:
         return {}
 
-    def validate(self, task: Any) -> None:
+    def validate(self, task: Task) -> None:
         return None
 
 
@@ -85,10 +86,10 @@ _POWER_RESULT = {
 class FakePower(_NoProperties, base.PowerInterface):
     """Power state kept on the node: what was set is what is read."""
 
-    def get_power_state(self, task: Any) -> str:
+    def get_power_state(self, task: Task) -> str:
         return task.node.power_state or states.POWER_OFF
 
-    def set_power_state(self, task: Any, power_state: str,
+    def set_power_state(self, task: Task, power_state: str,
                         timeout: int | None = None) -> None:
         if power_state not in _POWER_RESULT:
             raise exception.InvalidParameterValue(
@@ -98,11 +99,11 @@ class FakePower(_NoProperties, base.PowerInterface):
         _sleep("power")
         task.node.power_state = _POWER_RESULT[power_state]
 
-    def reboot(self, task: Any, timeout: int | None = None) -> None:
+    def reboot(self, task: Task, timeout: int | None = None) -> None:
         _sleep("power")
         task.node.power_state = states.POWER_ON
 
-    def get_supported_power_states(self, task: Any) -> list[str]:
+    def get_supported_power_states(self, task: Task) -> list[str]:
         return list(_POWER_RESULT)
 
 
@@ -112,10 +113,10 @@ class FakeManagement(_NoProperties, base.ManagementInterface):
     _DEVICES = (boot_devices.PXE, boot_devices.DISK, boot_devices.CDROM,
                 boot_devices.BIOS, boot_devices.SAFE)
 
-    def get_supported_boot_devices(self, task: Any) -> list[str]:
+    def get_supported_boot_devices(self, task: Task) -> list[str]:
         return list(self._DEVICES)
 
-    def set_boot_device(self, task: Any, device: str,
+    def set_boot_device(self, task: Task, device: str,
                         persistent: bool = False) -> None:
         if device not in self._DEVICES:
             raise exception.InvalidParameterValue(
@@ -125,34 +126,34 @@ class FakeManagement(_NoProperties, base.ManagementInterface):
         _set_internal(task, "fake_boot_device",
                       {"boot_device": device, "persistent": bool(persistent)})
 
-    def get_boot_device(self, task: Any) -> dict:
+    def get_boot_device(self, task: Task) -> dict:
         info = task.node.driver_internal_info or {}
         return dict(info.get("fake_boot_device")
                     or {"boot_device": boot_devices.PXE, "persistent": False})
 
-    def get_supported_boot_modes(self, task: Any) -> list[str]:
+    def get_supported_boot_modes(self, task: Task) -> list[str]:
         return [boot_modes.LEGACY_BIOS, boot_modes.UEFI]
 
-    def set_boot_mode(self, task: Any, mode: str) -> None:
+    def set_boot_mode(self, task: Task, mode: str) -> None:
         if mode not in self.get_supported_boot_modes(task):
             raise exception.InvalidParameterValue(
                 err=f"Invalid boot mode {mode} specified.")
         _set_internal(task, "fake_boot_mode", mode)
 
-    def get_boot_mode(self, task: Any) -> str | None:
+    def get_boot_mode(self, task: Task) -> str | None:
         return (task.node.driver_internal_info or {}).get("fake_boot_mode")
 
-    def get_secure_boot_state(self, task: Any) -> bool:
+    def get_secure_boot_state(self, task: Task) -> bool:
         info = task.node.driver_internal_info or {}
         return bool(info.get("fake_secure_boot", False))
 
-    def set_secure_boot_state(self, task: Any, state: bool) -> None:
+    def set_secure_boot_state(self, task: Task, state: bool) -> None:
         _set_internal(task, "fake_secure_boot", bool(state))
 
-    def get_sensors_data(self, task: Any) -> dict:
+    def get_sensors_data(self, task: Task) -> dict:
         return {}
 
-    def inject_nmi(self, task: Any) -> None:
+    def inject_nmi(self, task: Task) -> None:
         return None
 
     # A settable LED on the system and chassis, and a read-only power LED
@@ -163,7 +164,7 @@ class FakeManagement(_NoProperties, base.ManagementInterface):
                              "power": []},
     }
 
-    def get_supported_indicators(self, task: Any,
+    def get_supported_indicators(self, task: Task,
                                  component: str | None = None
                                  ) -> dict[str, dict]:
         return {comp: {name: {"readonly": not settable,
@@ -179,7 +180,7 @@ class FakeManagement(_NoProperties, base.ManagementInterface):
                 f"No indicator {indicator}@{component} on fake hardware.")
         return f"{indicator}@{component}"
 
-    def get_indicator_state(self, task: Any, component: str,
+    def get_indicator_state(self, task: Task, component: str,
                             indicator: str) -> str:
         key = self._indicator_key(component, indicator)
         if indicator == "power":
@@ -190,7 +191,7 @@ class FakeManagement(_NoProperties, base.ManagementInterface):
             "fake_indicators", {})
         return saved.get(key, indicator_states.OFF)
 
-    def set_indicator_state(self, task: Any, component: str,
+    def set_indicator_state(self, task: Task, component: str,
                             indicator: str, state: str) -> None:
         key = self._indicator_key(component, indicator)
         if state not in self._INDICATORS[component][indicator]:
@@ -205,7 +206,7 @@ class FakeManagement(_NoProperties, base.ManagementInterface):
 
     _VMEDIA = ("cdrom", "floppy", "disk")
 
-    def attach_virtual_media(self, task: Any, device_type: str,
+    def attach_virtual_media(self, task: Task, device_type: str,
                              image_url: str) -> None:
         if device_type not in self._VMEDIA:
             raise exception.InvalidParameterValue(
@@ -216,7 +217,7 @@ class FakeManagement(_NoProperties, base.ManagementInterface):
         media[device_type] = image_url
         _set_internal(task, "fake_vmedia", media)
 
-    def detach_virtual_media(self, task: Any,
+    def detach_virtual_media(self, task: Task,
                              device_types: list[str] | None = None) -> None:
         media = dict((task.node.driver_internal_info or {}).get(
             "fake_vmedia") or {})
@@ -228,7 +229,7 @@ class FakeManagement(_NoProperties, base.ManagementInterface):
     _VMEDIA_TYPES = {"cdrom": ["CD", "DVD"], "floppy": ["Floppy"],
                      "disk": ["USBStick"]}
 
-    def get_virtual_media(self, task: Any) -> list[dict]:
+    def get_virtual_media(self, task: Task) -> list[dict]:
         media = (task.node.driver_internal_info or {}).get(
             "fake_vmedia") or {}
         return [{"media_types": self._VMEDIA_TYPES[device],
@@ -239,22 +240,22 @@ class FakeManagement(_NoProperties, base.ManagementInterface):
 class FakeBoot(_NoProperties, base.BootInterface):
     capabilities = ("ramdisk_boot",)
 
-    def prepare_ramdisk(self, task: Any, ramdisk_params: dict) -> None:
+    def prepare_ramdisk(self, task: Task, ramdisk_params: dict) -> None:
         _sleep("boot")
 
-    def clean_up_ramdisk(self, task: Any) -> None:
+    def clean_up_ramdisk(self, task: Task) -> None:
         _sleep("boot")
 
-    def prepare_instance(self, task: Any) -> None:
+    def prepare_instance(self, task: Task) -> None:
         _sleep("boot")
 
-    def clean_up_instance(self, task: Any) -> None:
+    def clean_up_instance(self, task: Task) -> None:
         _sleep("boot")
 
-    def validate_inspection(self, task: Any) -> None:
+    def validate_inspection(self, task: Task) -> None:
         return None
 
-    def validate_rescue(self, task: Any) -> None:
+    def validate_rescue(self, task: Task) -> None:
         return None
 
 
@@ -268,53 +269,53 @@ class FakeDeploy(_NoProperties, base.DeployInterface):
     """
 
     @base.deploy_step(priority=100)
-    def deploy(self, task: Any) -> None:
+    def deploy(self, task: Task) -> None:
         _sleep("deploy")
         return None
 
-    def tear_down(self, task: Any) -> str:
+    def tear_down(self, task: Task) -> str:
         _sleep("deploy")
         return "deleted"
 
-    def prepare(self, task: Any) -> None:
+    def prepare(self, task: Task) -> None:
         return None
 
-    def clean_up(self, task: Any) -> None:
+    def clean_up(self, task: Task) -> None:
         return None
 
-    def take_over(self, task: Any) -> None:
+    def take_over(self, task: Task) -> None:
         return None
 
 
 class FakeInspect(_NoProperties, base.InspectInterface):
 
-    def inspect_hardware(self, task: Any) -> str:
+    def inspect_hardware(self, task: Task) -> str:
         _sleep("inspect")
         return states.MANAGEABLE
 
-    def abort(self, task: Any) -> None:
+    def abort(self, task: Task) -> None:
         return None
 
 
 class FakeConsole(_NoProperties, base.ConsoleInterface):
 
-    def start_console(self, task: Any) -> None:
+    def start_console(self, task: Task) -> None:
         return None
 
-    def stop_console(self, task: Any) -> None:
+    def stop_console(self, task: Task) -> None:
         return None
 
-    def get_console(self, task: Any) -> dict:
+    def get_console(self, task: Task) -> dict:
         return {}
 
 
 class FakeRescue(_NoProperties, base.RescueInterface):
 
-    def rescue(self, task: Any) -> str:
+    def rescue(self, task: Task) -> str:
         _sleep("rescue")
         return states.RESCUE
 
-    def unrescue(self, task: Any) -> str:
+    def unrescue(self, task: Task) -> str:
         _sleep("rescue")
         return states.ACTIVE
 
@@ -341,7 +342,7 @@ class FakeBIOS(_NoProperties, base.BIOSInterface):
                       requires_ramdisk=False)
     @base.service_step(priority=0, argsinfo=_SETTINGS_ARG,
                        requires_ramdisk=False)
-    def apply_configuration(self, task: Any, settings: list[dict]) -> None:
+    def apply_configuration(self, task: Task, settings: list[dict]) -> None:
         _check_settings(settings, ("name", "value"), "BIOS settings")
         _sleep("bios")
         LOG.debug("Fake BIOS settings applied to node %s: %s",
@@ -350,11 +351,11 @@ class FakeBIOS(_NoProperties, base.BIOSInterface):
     @base.clean_step(priority=0, requires_ramdisk=False)
     @base.deploy_step(priority=0, requires_ramdisk=False)
     @base.service_step(priority=0, requires_ramdisk=False)
-    def factory_reset(self, task: Any) -> None:
+    def factory_reset(self, task: Task) -> None:
         _sleep("bios")
         LOG.debug("Fake BIOS factory reset on node %s", task.node.uuid)
 
-    def cache_bios_settings(self, task: Any) -> None:
+    def cache_bios_settings(self, task: Task) -> None:
         return None
 
 
@@ -377,7 +378,7 @@ _RAID_APPLY_ARGS = {
 class FakeRAID(_NoProperties, base.RAIDInterface):
     """RAID configuration: the target becomes the current one."""
 
-    def _apply(self, task: Any, target: dict, root: bool,
+    def _apply(self, task: Task, target: dict, root: bool,
                nonroot: bool) -> None:
         disks = [d for d in target.get("logical_disks", [])
                  if (root and d.get("is_root_volume"))
@@ -386,7 +387,7 @@ class FakeRAID(_NoProperties, base.RAIDInterface):
         task.node.raid_config = {"logical_disks": disks}
 
     @base.clean_step(priority=0, argsinfo=_RAID_CREATE_ARGS)
-    def create_configuration(self, task: Any, create_root_volume: bool = True,
+    def create_configuration(self, task: Task, create_root_volume: bool = True,
                              create_nonroot_volumes: bool = True,
                              delete_existing: bool = False) -> None:
         target = task.node.target_raid_config or {}
@@ -397,12 +398,12 @@ class FakeRAID(_NoProperties, base.RAIDInterface):
         self._apply(task, target, create_root_volume, create_nonroot_volumes)
 
     @base.clean_step(priority=0)
-    def delete_configuration(self, task: Any) -> None:
+    def delete_configuration(self, task: Task) -> None:
         _sleep("raid")
         task.node.raid_config = {}
 
     @base.deploy_step(priority=0, argsinfo=_RAID_APPLY_ARGS)
-    def apply_configuration(self, task: Any, raid_config: dict,
+    def apply_configuration(self, task: Task, raid_config: dict,
                             delete_existing: bool = False) -> None:
         self.validate_raid_config(task, raid_config)
         task.node.target_raid_config = raid_config
@@ -420,11 +421,11 @@ class FakeFirmware(_NoProperties, base.FirmwareInterface):
                      requires_ramdisk=False)
     @base.service_step(priority=0, argsinfo=_FIRMWARE_ARGS,
                        requires_ramdisk=False)
-    def update(self, task: Any, settings: list[dict]) -> None:
+    def update(self, task: Task, settings: list[dict]) -> None:
         _check_settings(settings, ("component", "url"), "Firmware updates")
         _sleep("firmware")
 
-    def cache_firmware_components(self, task: Any) -> None:
+    def cache_firmware_components(self, task: Task) -> None:
         """Record the made-up firmware of a fake machine, so the firmware
         API shows something a real BMC would (API 1.114 identity too)."""
         from ironic.objects import node_settings
@@ -446,7 +447,7 @@ class FakeVendor(_NoProperties, base.VendorInterface):
         # interface names them: clients list a fake driver's properties.
         return {key: f"{key} description. Required." for key in ("B1", "B2")}
 
-    def validate(self, task: Any, method: str | None = None,
+    def validate(self, task: Task, method: str | None = None,
                  http_method: str | None = None, **kwargs: Any) -> None:
         if method in self._NEEDS_BAR and "bar" not in kwargs:
             raise exception.MissingParameterValue(
@@ -454,13 +455,13 @@ class FakeVendor(_NoProperties, base.VendorInterface):
 
     @base.passthru(["POST"], description="Check that bar is given; runs "
                    "asynchronously.")
-    def first_method(self, task: Any, http_method: str, bar: Any,
+    def first_method(self, task: Task, http_method: str, bar: Any,
                      **kwargs: Any) -> None:
         _sleep("vendor")
 
     @base.passthru(["POST", "GET"], async_=False,
                    description="Return the value of bar.")
-    def second_method(self, task: Any, http_method: str, bar: Any,
+    def second_method(self, task: Task, http_method: str, bar: Any,
                       **kwargs: Any) -> dict:
         _sleep("vendor")
         return {"bar": bar, "http_method": http_method}
@@ -468,7 +469,7 @@ class FakeVendor(_NoProperties, base.VendorInterface):
     @base.passthru(["POST"], async_=False, require_exclusive_lock=False,
                    description="Return the node's power state, under a "
                                "shared lock.")
-    def shared_lock_method(self, task: Any, http_method: str,
+    def shared_lock_method(self, task: Task, http_method: str,
                            **kwargs: Any) -> dict:
         return {"power_state": task.node.power_state}
 
@@ -483,11 +484,11 @@ class FakeStorage(_NoProperties, base.StorageInterface):
     """Volumes that attach and detach without storage; the image is
     written as with local boot."""
 
-    def attach_volumes(self, task: Any) -> None:
+    def attach_volumes(self, task: Task) -> None:
         _sleep("storage")
 
-    def detach_volumes(self, task: Any) -> None:
+    def detach_volumes(self, task: Task) -> None:
         _sleep("storage")
 
-    def should_write_image(self, task: Any) -> bool:
+    def should_write_image(self, task: Task) -> bool:
         return True

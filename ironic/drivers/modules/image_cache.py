@@ -135,6 +135,7 @@ class ImageCache:
     # --- masters ------------------------------------------------------------
 
     def _master_path(self, url: str) -> str:
+        assert self.master_dir is not None  # only when caching
         name = hashlib.sha256(url.encode()).hexdigest()
         return os.path.join(self.master_dir, name)
 
@@ -167,6 +168,7 @@ class ImageCache:
         return _source_unchanged(url, record)
 
     def _entries(self) -> list[dict]:
+        assert self.master_dir is not None  # clean_up() checked
         entries = []
         for name in os.listdir(self.master_dir):
             path = os.path.join(self.master_dir, name)

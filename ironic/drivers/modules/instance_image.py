@@ -294,6 +294,7 @@ class InstanceImageCache(image_cache.ImageCache):
     def _master_path(self, url: str) -> str:
         # Converted and unconverted masters of one URL are different files.
         key = f"{url}\n{'raw' if self.force_raw else 'as-is'}"
+        assert self.master_dir is not None  # only when caching
         return os.path.join(self.master_dir,
                             hashlib.sha256(key.encode()).hexdigest())
 
@@ -351,7 +352,7 @@ def _inspect_and_convert(url: str, path: str, declared: str | None,
             raise ImageFault(source=url, reason=(
                 f"image_disk_format says {declared} but the image is "
                 f"{fmt}."))
-    result = {"source_format": fmt, "disk_format": fmt}
+    result: dict[str, Any] = {"source_format": fmt, "disk_format": fmt}
     if force_raw and fmt not in _KEPT_AS_IS:
         _convert_to_raw(url, path, fmt)
         result["disk_format"] = "raw"

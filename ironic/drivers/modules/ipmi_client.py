@@ -214,11 +214,14 @@ def _base_args(target: IpmiTarget) -> list[str]:
         args += ["-U", target.username]
     if target.cipher_suite is not None and interface == "lanplus":
         args += ["-C", str(target.cipher_suite)]
+    # (parsing refused a bridging mode without the fields it needs)
     if target.bridging in ("single", "dual"):
         args += ["-m", target.local_address or "0x20",
-                 "-b", target.target_channel, "-t", target.target_address]
+                 "-b", target.target_channel,  # type: ignore[list-item]
+                 "-t", target.target_address]  # type: ignore[list-item]
     if target.bridging == "dual":
-        args += ["-B", target.transit_channel, "-T", target.transit_address]
+        args += ["-B", target.transit_channel,  # type: ignore[list-item]
+                 "-T", target.transit_address]  # type: ignore[list-item]
     if CONF.ipmi.use_ipmitool_retries:
         args += ["-R", "3"]
     else:

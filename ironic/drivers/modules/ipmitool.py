@@ -19,6 +19,7 @@ from ironic.common import (
     indicator_states,
     states,
 )
+from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers import base
 from ironic.drivers.modules import ipmi_client
@@ -54,15 +55,15 @@ _BOOTDEV = {boot_devices.PXE: "pxe", boot_devices.DISK: "disk",
             boot_devices.SAFE: "safe"}
 
 
-def _target(task: Any) -> ipmi_client.IpmiTarget:
+def _target(task: Task) -> ipmi_client.IpmiTarget:
     return ipmi_client.parse_driver_info(task.node.driver_info or {})
 
 
-def _run(task: Any, *command: str) -> str:
+def _run(task: Task, *command: str) -> str:
     return ipmi_client.run(_target(task), list(command))
 
 
-def _wait_for_power(task: Any, wanted: str, timeout: int | None) -> None:
+def _wait_for_power(task: Task, wanted: str, timeout: int | None) -> None:
     """Poll until the BMC reports ``wanted`` or the timeout passes."""
     budget = timeout or CONF.conductor.power_state_change_timeout
     deadline = time.monotonic() + budget
@@ -83,21 +84,21 @@ class IPMIPower(base.PowerInterface):
         """Malformed values only (the API, on create and update)."""
         ipmi_client.check_driver_info(driver_info)
 
-    def validate(self, task: Any) -> None:
+    def validate(self, task: Task) -> None:
         _target(task)
 
     @staticmethod
-    def read_power_state(task: Any) -> str:
+    def read_power_state(task: Task) -> str:
         answer = ipmi_client.parse_power_status(_run(task, "power",
                                                      "status"))
         return states.POWER_ON if answer == "on" else states.POWER_OFF
 
     @bmc_call
-    def get_power_state(self, task: Any) -> str:
+    def get_power_state(self, task: Task) -> str:
         return self.read_power_state(task)
 
     @bmc_call
-    def set_power_state(self, task: Any, power_state: str,
+    def set_power_state(self, task: Task, power_state: str,
                         timeout: int | None = None) -> None:
         if power_state == states.POWER_ON:
             _run(task, "power", "on")
@@ -116,7 +117,7 @@ class IPMIPower(base.PowerInterface):
                 err=f"set_power_state called with an invalid power state: "
                     f"{power_state}")
 
-    def _reboot(self, task: Any, soft: bool, timeout: int | None) -> None:
+    def _reboot(self, task: Task, soft: bool, timeout: int | None) -> None:
         powered_on = self.read_power_state(task) == states.POWER_ON
         if powered_on and task.node.disable_power_off:
             # Never off, not even for a moment: an explicit reset.
@@ -130,15 +131,15 @@ class IPMIPower(base.PowerInterface):
         _wait_for_power(task, states.POWER_ON, timeout)
 
     @bmc_call
-    def reboot(self, task: Any, timeout: int | None = None) -> None:
+    def reboot(self, task: Task, timeout: int | None = None) -> None:
         self._reboot(task, soft=False, timeout=timeout)
 
-    def get_supported_power_states(self, task: Any) -> list[str]:
+    def get_supported_power_states(self, task: Task) -> list[str]:
         return [states.POWER_ON, states.POWER_OFF, states.REBOOT,
                 states.SOFT_REBOOT, states.SOFT_POWER_OFF]
 
 
-def _boot_mode_wanted(task: Any) -> str:
+def _boot_mode_wanted(task: Task) -> str:
     """The boot mode the node should boot in (UEFI unless told BIOS)."""
     caps = (task.node.properties or {}).get("capabilities") or ""
     if isinstance(caps, str) and "boot_mode:bios" in caps:
@@ -167,15 +168,15 @@ class IPMIManagement(base.ManagementInterface):
         ipmi_client.check_driver_info(driver_info)
         _disable_boot_timeout(driver_info or {})
 
-    def validate(self, task: Any) -> None:
+    def validate(self, task: Task) -> None:
         _target(task)
         _disable_boot_timeout(task.node.driver_info or {})
 
-    def get_supported_boot_devices(self, task: Any) -> list[str]:
+    def get_supported_boot_devices(self, task: Task) -> list[str]:
         return list(_BOOTDEV)
 
     @bmc_call
-    def set_boot_device(self, task: Any, device: str,
+    def set_boot_device(self, task: Task, device: str,
                         persistent: bool = False) -> None:
         if device not in _BOOTDEV:
             raise exception.InvalidParameterValue(
@@ -195,22 +196,22 @@ class IPMIManagement(base.ManagementInterface):
         _run(task, *command)
 
     @bmc_call
-    def get_boot_device(self, task: Any) -> dict:
+    def get_boot_device(self, task: Task) -> dict:
         param = ipmi_client.parse_boot_param(
             _run(task, "chassis", "bootparam", "get", "5"))
         return {"boot_device": param["boot_device"],
                 "persistent": param["persistent"]}
 
-    def get_supported_boot_modes(self, task: Any) -> list[str]:
+    def get_supported_boot_modes(self, task: Task) -> list[str]:
         return [boot_modes.UEFI, boot_modes.LEGACY_BIOS]
 
-    def get_boot_mode(self, task: Any) -> str | None:
+    def get_boot_mode(self, task: Task) -> str | None:
         param = ipmi_client.parse_boot_param(
             _run(task, "chassis", "bootparam", "get", "5"))
         return boot_modes.UEFI if param["uefi"] else boot_modes.LEGACY_BIOS
 
     @bmc_call
-    def set_boot_mode(self, task: Any, mode: str) -> None:
+    def set_boot_mode(self, task: Task, mode: str) -> None:
         if mode not in self.get_supported_boot_modes(task):
             raise exception.InvalidParameterValue(
                 err=f"Unsupported boot mode {mode}.")
@@ -227,14 +228,14 @@ class IPMIManagement(base.ManagementInterface):
         _run(task, *command)
 
     @bmc_call
-    def inject_nmi(self, task: Any) -> None:
+    def inject_nmi(self, task: Task) -> None:
         _run(task, "power", "diag")
 
     # The chassis identify LED ("chassis identify"): ON lights it until
     # told otherwise ("force"), OFF turns it off.
     _IDENTIFY = "identify"
 
-    def get_supported_indicators(self, task: Any,
+    def get_supported_indicators(self, task: Task,
                                  component: str | None = None
                                  ) -> dict[str, dict]:
         if component not in (None, components.CHASSIS):
@@ -250,16 +251,17 @@ class IPMIManagement(base.ManagementInterface):
                 f"{self._IDENTIFY}@{components.CHASSIS}.")
 
     @bmc_call
-    def get_indicator_state(self, task: Any, component: str,
+    def get_indicator_state(self, task: Task, component: str,
                             indicator: str) -> str:
         self._check_indicator(component, indicator)
         state = ipmi_client.parse_identify_state(
             _run(task, "raw", "0x00", "0x01"))
-        return {"on": indicator_states.ON, "off": indicator_states.OFF}.get(
-            state, indicator_states.UNKNOWN)
+        known: dict[str | None, str] = {"on": indicator_states.ON,
+                                        "off": indicator_states.OFF}
+        return known.get(state, indicator_states.UNKNOWN)
 
     @bmc_call
-    def set_indicator_state(self, task: Any, component: str,
+    def set_indicator_state(self, task: Task, component: str,
                             indicator: str, state: str) -> None:
         self._check_indicator(component, indicator)
         if state == indicator_states.ON:
@@ -272,7 +274,7 @@ class IPMIManagement(base.ManagementInterface):
                     f"{state}.")
 
     @bmc_call
-    def get_sensors_data(self, task: Any) -> dict:
+    def get_sensors_data(self, task: Task) -> dict:
         """The BMC's sensors grouped by type ('sdr -v'); a BMC without an
         SDR repository answers with nothing."""
         return ipmi_client.parse_sensors(_run(task, "sdr", "-v"))
@@ -282,8 +284,8 @@ class VendorPassthru(base.VendorInterface):
     def get_properties(self) -> dict[str, str]:
         return dict(PROPERTIES)
 
-    def validate(self, task: Any, method: str | None = None,
-                 **kwargs: Any) -> None:
+    def validate(self, task: Task, method: str | None = None,
+                 http_method: str | None = None, **kwargs: Any) -> None:
         _target(task)
         if method == "send_raw":
             raw = kwargs.get("raw_bytes")
@@ -298,13 +300,13 @@ class VendorPassthru(base.VendorInterface):
                     err="bmc_reset 'warm' must be a boolean.")
 
     @base.passthru(["POST"], description="Send raw bytes to the BMC.")
-    def send_raw(self, task: Any, http_method: str, raw_bytes: str,
+    def send_raw(self, task: Task, http_method: str, raw_bytes: str,
                  **kwargs: Any) -> dict:
         out = _run(task, "raw", *str(raw_bytes).split())
         return {"output": out.strip()}
 
     @base.passthru(["POST"], description="Reset the BMC (warm or cold).")
-    def bmc_reset(self, task: Any, http_method: str, warm: Any = True,
+    def bmc_reset(self, task: Task, http_method: str, warm: Any = True,
                   **kwargs: Any) -> None:
         kind = "warm" if str(warm).lower() in ("true", "1") else "cold"
         _run(task, "bmc", "reset", kind)

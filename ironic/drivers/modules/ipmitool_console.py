@@ -11,9 +11,9 @@ the console is enabled.
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from ironic.common import exception
+from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.conf import console as console_conf
 from ironic.drivers import base
@@ -25,11 +25,11 @@ LOG = logging.getLogger(__name__)
 ALLOCATED_PORT = "allocated_ipmi_terminal_port"
 
 
-def _target(task: Any) -> ipmi_client.IpmiTarget:
+def _target(task: Task) -> ipmi_client.IpmiTarget:
     return ipmi_client.parse_driver_info(task.node.driver_info or {})
 
 
-def _set_allocated(task: Any, port: int | None) -> None:
+def _set_allocated(task: Task, port: int | None) -> None:
     info = dict(task.node.driver_internal_info or {})
     if port is None:
         info.pop(ALLOCATED_PORT, None)
@@ -57,7 +57,7 @@ class IPMISocatConsole(base.ConsoleInterface):
     def check_driver_info(self, driver_info: dict) -> None:
         ipmi_client.check_driver_info(driver_info)
 
-    def validate(self, task: Any) -> None:
+    def validate(self, task: Task) -> None:
         target = _target(task)
         if target.terminal_port is None and \
                 console_conf.port_range(CONF) is None:
@@ -69,7 +69,7 @@ class IPMISocatConsole(base.ConsoleInterface):
         command, _env = ipmi_client.console_command(target)
         console_utils.socat_command(target.terminal_port or 1, command)
 
-    def _port(self, task: Any, target: ipmi_client.IpmiTarget) -> int:
+    def _port(self, task: Task, target: ipmi_client.IpmiTarget) -> int:
         if target.terminal_port is not None:
             return target.terminal_port
         held = (task.node.driver_internal_info or {}).get(ALLOCATED_PORT)
@@ -77,7 +77,7 @@ class IPMISocatConsole(base.ConsoleInterface):
         _set_allocated(task, port)
         return port
 
-    def start_console(self, task: Any) -> None:
+    def start_console(self, task: Task) -> None:
         target = _target(task)
         port = self._port(task, target)
         _deactivate_sol(target)
@@ -90,19 +90,19 @@ class IPMISocatConsole(base.ConsoleInterface):
             _set_allocated(task, None)
             raise
 
-    def stop_console(self, task: Any) -> None:
+    def stop_console(self, task: Task) -> None:
         console_utils.stop_socat_console(task.node.uuid)
         _set_allocated(task, None)
         _deactivate_sol(_target(task))
 
-    def stop_local_console(self, task: Any) -> None:
+    def stop_local_console(self, task: Task) -> None:
         # The new owner ends the BMC's SOL session when it starts its own.
         console_utils.stop_own_socat_console(task.node.uuid)
 
-    def is_console_running(self, task: Any) -> bool:
+    def is_console_running(self, task: Task) -> bool:
         return console_utils.is_running(task.node.uuid)
 
-    def get_console(self, task: Any) -> dict:
+    def get_console(self, task: Task) -> dict:
         port = _target(task).terminal_port or \
             (task.node.driver_internal_info or {}).get(ALLOCATED_PORT)
         if port is None:

@@ -16,9 +16,9 @@ option changed, so a fresh host needs no manual step.
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from ironic.common import boot_devices, boot_modes, exception
+from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers.modules import boot_config, pxe, pxe_base, pxe_info
 
@@ -61,7 +61,7 @@ class iPXEBoot(pxe_base.NetworkBoot):  # noqa: N801 - the public class name
         path = os.path.join(CONF.deploy.http_root, BOOT_SCRIPT)
         boot_config.write_if_changed(path, boot_script_text())
 
-    def config_text(self, task: Any, kernel: str, ramdisk: str,
+    def config_text(self, task: Task, kernel: str, ramdisk: str,
                     params: str) -> str:
         uuid = task.node.uuid
         base_url = f"{CONF.deploy.http_url.rstrip('/')}/{uuid}/"
@@ -80,7 +80,7 @@ class iPXEBoot(pxe_base.NetworkBoot):  # noqa: N801 - the public class name
                              CONF.pxe.pxe_config_subdir,
                              mac.replace(":", "-"))]
 
-    def dhcp_options(self, task: Any) -> list[dict]:
+    def dhcp_options(self, task: Task) -> list[dict]:
         uefi = pxe_info.boot_mode(task.node) == boot_modes.UEFI
         chainload = (CONF.pxe.uefi_ipxe_bootfile_name if uefi
                      else CONF.pxe.ipxe_bootfile_name)
@@ -102,11 +102,11 @@ class iPXEHttpBoot(iPXEBoot):  # noqa: N801 - the public class name
 
     boot_device = boot_devices.UEFIHTTP
 
-    def _validate_ramdisk(self, task: Any, mode: str) -> None:
+    def _validate_ramdisk(self, task: Task, mode: str) -> None:
         super()._validate_ramdisk(task, mode)
         pxe_base.require_uefi_http(task, "http-ipxe", "ipxe")
 
-    def dhcp_options(self, task: Any) -> list[dict]:
+    def dhcp_options(self, task: Task) -> list[dict]:
         options = [dict(option, opt_name=f"tag:!ipxe,{option['opt_name']}")
                    for option in pxe.http_options(
                        CONF.pxe.uefi_ipxe_bootfile_name)]

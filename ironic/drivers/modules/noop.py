@@ -7,19 +7,21 @@ UnsupportedDriverExtension, a 400 at the API. They declare no steps.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from ironic.common import exception
+from ironic.common.task import Task
 from ironic.drivers import base
 
 
 class _Refuse:
     supported = False
+    interface_type: ClassVar[str]
 
     def get_properties(self) -> dict[str, str]:
         return {}
 
-    def _refuse(self, task: Any, *args: Any, **kwargs: Any) -> Any:
+    def _refuse(self, task: Task, *args: Any, **kwargs: Any) -> Any:
         raise exception.UnsupportedDriverExtension(
             driver=task.node.driver, extension=self.interface_type)
 
@@ -29,7 +31,7 @@ class _Refuse:
 class NoBIOS(_Refuse, base.BIOSInterface):
     apply_configuration = factory_reset = _Refuse._refuse
 
-    def cache_bios_settings(self, task: Any) -> None:
+    def cache_bios_settings(self, task: Task) -> None:
         # Called internally (after power actions): nothing to cache.
         return None
 
@@ -41,7 +43,7 @@ class NoConsole(_Refuse, base.ConsoleInterface):
 class NoFirmware(_Refuse, base.FirmwareInterface):
     update = _Refuse._refuse
 
-    def cache_firmware_components(self, task: Any) -> None:
+    def cache_firmware_components(self, task: Task) -> None:
         return None
 
 
@@ -52,7 +54,7 @@ class NoInspect(_Refuse, base.InspectInterface):
 class NoRAID(_Refuse, base.RAIDInterface):
     create_configuration = delete_configuration = _Refuse._refuse
 
-    def validate_raid_config(self, task: Any, raid_config: dict) -> None:
+    def validate_raid_config(self, task: Task, raid_config: dict) -> None:
         self._refuse(task)
 
 
@@ -61,7 +63,7 @@ class NoRescue(_Refuse, base.RescueInterface):
 
 
 class NoVendor(_Refuse, base.VendorInterface):
-    def validate(self, task: Any, method: str | None = None,
+    def validate(self, task: Task, method: str | None = None,
                  http_method: str | None = None, **kwargs: Any) -> None:
         self._refuse(task)
 

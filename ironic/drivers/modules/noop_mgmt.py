@@ -7,9 +7,8 @@ boot device succeeds without doing anything and reading it reports unknown.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ironic.common import boot_devices
+from ironic.common.task import Task
 from ironic.drivers import base
 
 
@@ -18,15 +17,15 @@ class NoopManagement(base.ManagementInterface):
     def get_properties(self) -> dict[str, str]:
         return {}
 
-    def validate(self, task: Any) -> None:
+    def validate(self, task: Task) -> None:
         return None
 
-    def get_supported_boot_devices(self, task: Any) -> list[str]:
+    def get_supported_boot_devices(self, task: Task) -> list[str]:
         return [boot_devices.PXE, boot_devices.DISK]
 
-    def set_boot_device(self, task: Any, device: str,
+    def set_boot_device(self, task: Task, device: str,
                         persistent: bool = False) -> None:
         return None
 
-    def get_boot_device(self, task: Any) -> dict:
+    def get_boot_device(self, task: Task) -> dict:
         return {"boot_device": None, "persistent": None}

@@ -14,9 +14,9 @@ every file under ``[deploy]http_root`` and downloaded over HTTP.
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from ironic.common import boot_devices, boot_modes, exception
+from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers.modules import boot_config, pxe_base, pxe_info
 
@@ -40,7 +40,7 @@ class PXEBoot(pxe_base.NetworkBoot):
     def master_dir(self) -> str | None:
         return CONF.pxe.tftp_master_path or None
 
-    def config_text(self, task: Any, kernel: str, ramdisk: str,
+    def config_text(self, task: Task, kernel: str, ramdisk: str,
                     params: str) -> str:
         uuid = task.node.uuid
         if pxe_info.boot_mode(task.node) == boot_modes.UEFI:
@@ -67,7 +67,7 @@ class PXEBoot(pxe_base.NetworkBoot):
                 os.path.join(root, f"grub.cfg-01-{dashed}"),
                 os.path.join(root, f"{mac}.conf")]
 
-    def dhcp_options(self, task: Any) -> list[dict]:
+    def dhcp_options(self, task: Task) -> list[dict]:
         uefi = pxe_info.boot_mode(task.node) == boot_modes.UEFI
         return tftp_options(CONF.pxe.uefi_pxe_bootfile_name if uefi
                             else CONF.pxe.pxe_bootfile_name)
@@ -101,11 +101,11 @@ class HttpBoot(PXEBoot):
                 err="UEFI HTTP boot needs the conductor host's HTTP server: "
                     "set [deploy]http_url and [deploy]http_root.")
 
-    def _validate_ramdisk(self, task: Any, mode: str) -> None:
+    def _validate_ramdisk(self, task: Task, mode: str) -> None:
         super()._validate_ramdisk(task, mode)
         pxe_base.require_uefi_http(task, "http", "pxe or ipxe")
 
-    def config_text(self, task: Any, kernel: str, ramdisk: str,
+    def config_text(self, task: Task, kernel: str, ramdisk: str,
                     params: str) -> str:
         uuid = task.node.uuid
         template = boot_config.load_template(
@@ -120,7 +120,7 @@ class HttpBoot(PXEBoot):
         return [os.path.join(root, f"grub.cfg-01-{mac.replace(':', '-')}"),
                 os.path.join(root, f"{mac}.conf")]
 
-    def dhcp_options(self, task: Any) -> list[dict]:
+    def dhcp_options(self, task: Task) -> list[dict]:
         return http_options(CONF.pxe.uefi_pxe_bootfile_name)
 
 

@@ -22,9 +22,9 @@ from __future__ import annotations
 import abc
 import logging
 import os
-from typing import Any
 
 from ironic.common import boot_devices, dhcp, exception
+from ironic.common.task import Task
 from ironic.drivers import base
 from ironic.drivers.modules import boot_config, image_cache, pxe_info
 
@@ -50,7 +50,7 @@ class NetworkBoot(base.BootInterface):
         """Directory of the image cache (None: no cache)."""
 
     @abc.abstractmethod
-    def config_text(self, task: Any, kernel: str, ramdisk: str,
+    def config_text(self, task: Task, kernel: str, ramdisk: str,
                     params: str) -> str:
         """The boot configuration booting the node's files ``kernel`` and
         ``ramdisk`` (labels) with kernel command line ``params``."""
@@ -60,7 +60,7 @@ class NetworkBoot(base.BootInterface):
         """Paths of the links the boot loader of NIC ``mac`` looks for."""
 
     @abc.abstractmethod
-    def dhcp_options(self, task: Any) -> list[dict]:
+    def dhcp_options(self, task: Task) -> list[dict]:
         """What DHCP answers the node's boot NICs (see common.dhcp)."""
 
     def check_service(self) -> None:
@@ -89,7 +89,7 @@ class NetworkBoot(base.BootInterface):
     def get_properties(self) -> dict[str, str]:
         return dict(pxe_info.PROPERTIES)
 
-    def _validate_ramdisk(self, task: Any, mode: str) -> None:
+    def _validate_ramdisk(self, task: Task, mode: str) -> None:
         self.check_service()
         pxe_info.check_boot_nics(task)
         pxe_info.ramdisk_images(task.node, mode)
@@ -97,7 +97,7 @@ class NetworkBoot(base.BootInterface):
         pxe_info.persistence(task.node)
         dhcp.provider()
 
-    def validate(self, task: Any) -> None:
+    def validate(self, task: Task) -> None:
         self._validate_ramdisk(task, "deploy")
         node = task.node
         if (node.instance_info or {}).get("image_source") and \
@@ -108,15 +108,15 @@ class NetworkBoot(base.BootInterface):
         if pxe_info.is_ramdisk_deploy(node):
             pxe_info.instance_images(node)
 
-    def validate_inspection(self, task: Any) -> None:
+    def validate_inspection(self, task: Task) -> None:
         self._validate_ramdisk(task, "deploy")
 
-    def validate_rescue(self, task: Any) -> None:
+    def validate_rescue(self, task: Task) -> None:
         self._validate_ramdisk(task, "rescue")
 
     # --- ramdisk -------------------------------------------------------------
 
-    def prepare_ramdisk(self, task: Any, ramdisk_params: dict) -> None:
+    def prepare_ramdisk(self, task: Task, ramdisk_params: dict) -> None:
         node = task.node
         mode = pxe_info.ramdisk_mode(node)
         images = pxe_info.ramdisk_images(node, mode)
@@ -128,7 +128,7 @@ class NetworkBoot(base.BootInterface):
         LOG.info("Node %s will boot its %s ramdisk over the network (%s)",
                  node.uuid, mode, self.config_path(node.uuid))
 
-    def clean_up_ramdisk(self, task: Any) -> None:
+    def clean_up_ramdisk(self, task: Task) -> None:
         uuid = task.node.uuid
         if any(os.path.exists(self.node_file(uuid, label))
                for label in pxe_info.INSTANCE_IMAGES):
@@ -138,7 +138,7 @@ class NetworkBoot(base.BootInterface):
 
     # --- instance ------------------------------------------------------------
 
-    def prepare_instance(self, task: Any) -> None:
+    def prepare_instance(self, task: Task) -> None:
         node = task.node
         persistent = pxe_info.persistence(node) != "Never"
         if pxe_info.is_ramdisk_deploy(node):
@@ -153,10 +153,10 @@ class NetworkBoot(base.BootInterface):
         self._remove_all(task)
         _set_boot_device(task, boot_devices.DISK, persistent)
 
-    def clean_up_instance(self, task: Any) -> None:
+    def clean_up_instance(self, task: Task) -> None:
         self._remove_all(task)
 
-    def _network_boot_device(self, task: Any) -> str:
+    def _network_boot_device(self, task: Task) -> str:
         """``boot_device`` when the management interface can set it,
         else PXE (a BMC that cannot select UEFI HTTP boot explicitly
         still reaches it through its network boot order)."""
@@ -176,7 +176,7 @@ class NetworkBoot(base.BootInterface):
 
     # --- files -----------------------------------------------------------------
 
-    def _place(self, task: Any, images: dict[str, str], params: str
+    def _place(self, task: Task, images: dict[str, str], params: str
                ) -> None:
         """Fetch ``images`` ({label: URL}, kernel first) into the node's
         directory and point its configuration and MAC links at them."""
@@ -197,7 +197,7 @@ class NetworkBoot(base.BootInterface):
                 boot_config.relative_link(self.config_path(uuid), link)
         dhcp.provider().update_dhcp(task, self.dhcp_options(task))
 
-    def _remove_all(self, task: Any) -> None:
+    def _remove_all(self, task: Task) -> None:
         uuid = task.node.uuid
         for port in task.ports:
             if port.address:
@@ -213,12 +213,12 @@ class NetworkBoot(base.BootInterface):
             LOG.debug("Node %s: no DHCP clean-up: %s", uuid, e)
 
 
-def _set_boot_device(task: Any, device: str, persistent: bool) -> None:
+def _set_boot_device(task: Task, device: str, persistent: bool) -> None:
     task.driver.management.set_boot_device(task, device,
                                            persistent=persistent)
 
 
-def _sync_boot_mode(task: Any) -> None:
+def _sync_boot_mode(task: Task) -> None:
     """Switch the machine to the boot mode the node asks for, where the
     management interface can tell and change it."""
     wanted = pxe_info.requested_boot_mode(task.node)
@@ -235,7 +235,7 @@ def _sync_boot_mode(task: Any) -> None:
         mgmt.set_boot_mode(task, wanted)
 
 
-def require_uefi_http(task: Any, interface: str, instead: str) -> None:
+def require_uefi_http(task: Task, interface: str, instead: str) -> None:
     """InvalidParameterValue unless the node boots UEFI: legacy BIOS
     firmware has no HTTP boot client. ``instead`` names the interfaces to
     use then."""

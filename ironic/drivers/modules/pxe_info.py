@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ironic.common import boot_modes, exception, states, utils
+from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers.modules import image_cache
 
@@ -178,13 +179,13 @@ def instance_kernel_params(node: Any) -> str:
     return " ".join(p for p in (base, str(extra)) if p)
 
 
-def boot_macs(task: Any) -> list[str]:
+def boot_macs(task: Task) -> list[str]:
     """MAC addresses (lower case) of the NICs the node boots from."""
     return [port.address.lower() for port in task.ports
             if port.pxe_enabled and port.address]
 
 
-def check_boot_nics(task: Any) -> None:
+def check_boot_nics(task: Task) -> None:
     if not boot_macs(task):
         raise exception.MissingParameterValue(
             err=f"Node {task.node.uuid} has no port with pxe_enabled set: "

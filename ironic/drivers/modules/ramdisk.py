@@ -9,9 +9,9 @@ ramdisk, with its in-band steps (``agent_base``).
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from ironic.common import exception, states
+from ironic.common.task import Task
 from ironic.conductor import power as cond_power
 from ironic.drivers import base
 from ironic.drivers.modules import agent_base
@@ -27,7 +27,7 @@ class RamdiskDeploy(agent_base.AgentDeployBase):
     def get_properties(self) -> dict[str, str]:
         return {}
 
-    def validate(self, task: Any) -> None:
+    def validate(self, task: Task) -> None:
         boot = task.driver.boot
         if boot is None or "ramdisk_boot" not in boot.capabilities:
             raise exception.InvalidParameterValue(
@@ -35,7 +35,7 @@ class RamdiskDeploy(agent_base.AgentDeployBase):
                     "the ramdisk_boot capability to deploy a ramdisk.")
         boot.validate(task)
 
-    def prepare(self, task: Any) -> None:
+    def prepare(self, task: Task) -> None:
         node = task.node
         if node.provision_state == states.DEPLOYING:
             task.driver.network.validate(task)
@@ -45,7 +45,7 @@ class RamdiskDeploy(agent_base.AgentDeployBase):
             task.driver.boot.prepare_instance(task)
 
     @base.deploy_step(priority=100)
-    def deploy(self, task: Any) -> None:
+    def deploy(self, task: Task) -> None:
         node = task.node
         if "configdrive" in (node.instance_info or {}) and \
                 "ramdisk_boot_configdrive" not in \

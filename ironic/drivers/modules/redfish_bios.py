@@ -19,6 +19,7 @@ from typing import Any
 import sushy
 
 from ironic.common import exception, states
+from ironic.common.task import Task
 from ironic.drivers import base
 from ironic.drivers.modules import redfish_client
 from ironic.drivers.modules.redfish_power import system_of
@@ -56,8 +57,9 @@ def registry_of(bios) -> dict[str, Any]:
 
 
 def _allowed(entry) -> list[str]:
-    return [v.get("ValueName") for v in entry.allowable_values or []
-            if isinstance(v, dict) and v.get("ValueName") is not None]
+    return [name for v in entry.allowable_values or []
+            if isinstance(v, dict)
+            and (name := v.get("ValueName")) is not None]
 
 
 def parse_settings(settings: Any) -> dict[str, Any]:
@@ -133,7 +135,7 @@ def _call(what: str, func, *args, **kwargs):
             f"Redfish BIOS {what} failed: {e}") from e
 
 
-def _set_pending(task: Any, pending: dict[str, Any]) -> None:
+def _set_pending(task: Task, pending: dict[str, Any]) -> None:
     info = dict(task.node.driver_internal_info or {})
     if pending:
         info[PENDING_KEY] = dict(pending)
@@ -148,7 +150,7 @@ class RedfishBIOS(base.BIOSInterface):
     def get_properties(self) -> dict[str, str]:
         return {}
 
-    def validate(self, task: Any) -> None:
+    def validate(self, task: Task) -> None:
         redfish_client.parse_driver_info(task.node.driver_info or {})
 
     @base.clean_step(priority=0, argsinfo=_SETTINGS_ARG,
@@ -157,7 +159,7 @@ class RedfishBIOS(base.BIOSInterface):
                       requires_ramdisk=False)
     @base.service_step(priority=0, argsinfo=_SETTINGS_ARG,
                        requires_ramdisk=False)
-    def apply_configuration(self, task: Any, settings: list[dict]) -> None:
+    def apply_configuration(self, task: Task, settings: list[dict]) -> None:
         wanted = parse_settings(settings)
         system = system_of(task)
         bios = bios_of(system)
@@ -175,7 +177,7 @@ class RedfishBIOS(base.BIOSInterface):
     @base.clean_step(priority=0, requires_ramdisk=False)
     @base.deploy_step(priority=0, requires_ramdisk=False)
     @base.service_step(priority=0, requires_ramdisk=False)
-    def factory_reset(self, task: Any) -> None:
+    def factory_reset(self, task: Task) -> None:
         system = system_of(task)
         _call("factory reset", bios_of(system).reset_bios)
         if task.node.power_state == states.POWER_ON:
@@ -183,7 +185,7 @@ class RedfishBIOS(base.BIOSInterface):
         LOG.info("Node %s: BIOS reset to factory defaults", task.node.uuid)
         self.cache_bios_settings(task)
 
-    def _settle(self, task: Any, system, changes: dict[str, Any]) -> None:
+    def _settle(self, task: Task, system, changes: dict[str, Any]) -> None:
         """Reboot when the BMC only stages the changes; record what is
         still pending."""
         pending = self._pending(system, changes)
@@ -203,12 +205,12 @@ class RedfishBIOS(base.BIOSInterface):
                 if not _same(now.get(n), v)}
 
     @staticmethod
-    def _reboot(task: Any) -> None:
+    def _reboot(task: Task) -> None:
         driver = getattr(task, "driver", None)
         if driver is not None and driver.power is not None:
             driver.power.reboot(task)
 
-    def cache_bios_settings(self, task: Any) -> None:
+    def cache_bios_settings(self, task: Task) -> None:
         system = system_of(task)
         bios = bios_of(system)
         registry = registry_of(bios)

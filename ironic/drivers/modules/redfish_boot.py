@@ -30,6 +30,7 @@ from typing import Any
 import sushy
 
 from ironic.common import boot_devices, exception
+from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers import base
 from ironic.drivers.modules import (
@@ -138,20 +139,20 @@ class RedfishVirtualMediaBoot(base.BootInterface):
         return {**PROPERTIES, **OPTIONAL_PROPERTIES}
 
     @staticmethod
-    def _boot_iso(task: Any) -> str | None:
+    def _boot_iso(task: Task) -> str | None:
         value = (task.node.instance_info or {}).get("boot_iso")
         if value is None:
             return None
         return check_iso_url(value, "instance_info/boot_iso")
 
-    def validate(self, task: Any) -> None:
+    def validate(self, task: Task) -> None:
         redfish_client.parse_driver_info(task.node.driver_info or {})
         check_ramdisk(task.node, "deploy")
         if self._boot_iso(task) is None and _builds_instance_iso(task.node):
             vmedia_image.check_service(task.node)
             vmedia_image.check_images(task.node, "instance")
 
-    def instance_url(self, task: Any) -> str | None:
+    def instance_url(self, task: Task) -> str | None:
         """The ISO an instance boots from every time: instance_info/
         boot_iso, or one built from instance_info/kernel and ramdisk for a
         ramdisk deployment; None for an instance booting from its disk."""
@@ -165,14 +166,14 @@ class RedfishVirtualMediaBoot(base.BootInterface):
         return vmedia_image.build_and_publish(
             task, "instance", vmedia_image.instance_kernel_params(node))
 
-    def validate_inspection(self, task: Any) -> None:
+    def validate_inspection(self, task: Task) -> None:
         self.validate(task)
 
-    def validate_rescue(self, task: Any) -> None:
+    def validate_rescue(self, task: Task) -> None:
         redfish_client.parse_driver_info(task.node.driver_info or {})
         check_ramdisk(task.node, "rescue")
 
-    def ramdisk_url(self, task: Any, ramdisk_params: dict) -> str:
+    def ramdisk_url(self, task: Task, ramdisk_params: dict) -> str:
         """The URL of the ISO the node's ramdisk boots from: the prebuilt
         one, or one built now with a new agent token."""
         node = task.node
@@ -191,7 +192,7 @@ class RedfishVirtualMediaBoot(base.BootInterface):
         return vmedia_image.build_and_publish(
             task, mode, vmedia_image.kernel_params(node, params))
 
-    def prepare_ramdisk(self, task: Any, ramdisk_params: dict) -> None:
+    def prepare_ramdisk(self, task: Task, ramdisk_params: dict) -> None:
         url = self.ramdisk_url(task, ramdisk_params)
         system = system_of(task)
         insert_cd(system, url)
@@ -202,11 +203,11 @@ class RedfishVirtualMediaBoot(base.BootInterface):
     def set_ramdisk_boot(self, system, url: str) -> None:
         set_boot(system, sushy.BOOT_SOURCE_TARGET_CD, persistent=False)
 
-    def clean_up_ramdisk(self, task: Any) -> None:
+    def clean_up_ramdisk(self, task: Task) -> None:
         eject_cd(system_of(task))
         vmedia_image.unpublish(task.node.uuid)
 
-    def prepare_instance(self, task: Any) -> None:
+    def prepare_instance(self, task: Task) -> None:
         url = self.instance_url(task)
         system = system_of(task)
         if url:
@@ -216,7 +217,7 @@ class RedfishVirtualMediaBoot(base.BootInterface):
         eject_cd(system)
         set_boot(system, sushy.BOOT_SOURCE_TARGET_HDD, persistent=True)
 
-    def clean_up_instance(self, task: Any) -> None:
+    def clean_up_instance(self, task: Task) -> None:
         eject_cd(system_of(task))
         vmedia_image.unpublish(task.node.uuid)
 
@@ -240,13 +241,13 @@ class RedfishHttpsBoot(RedfishVirtualMediaBoot):
     URL is). Nothing is inserted; the BMC must list ``UefiHttp`` among its
     boot targets."""
 
-    def prepare_ramdisk(self, task: Any, ramdisk_params: dict) -> None:
+    def prepare_ramdisk(self, task: Task, ramdisk_params: dict) -> None:
         url = self.ramdisk_url(task, ramdisk_params)
         self._boot_url(task, url, persistent=False)
         LOG.info("Node %s: next boot over UEFI HTTP from %s",
                  task.node.uuid, url)
 
-    def _boot_url(self, task: Any, url: str, persistent: bool) -> None:
+    def _boot_url(self, task: Task, url: str, persistent: bool) -> None:
         system = system_of(task)
         allowed = [getattr(v, "value", v)
                    for v in getattr(system.boot, "allowed_values", None) or []]
@@ -262,11 +263,11 @@ class RedfishHttpsBoot(RedfishVirtualMediaBoot):
               http_boot_uri=url)
         _set_internal(task.node, HTTP_URL_KEY, url)
 
-    def clean_up_ramdisk(self, task: Any) -> None:
+    def clean_up_ramdisk(self, task: Task) -> None:
         vmedia_image.unpublish(task.node.uuid)
         _set_internal(task.node, HTTP_URL_KEY, None)
 
-    def prepare_instance(self, task: Any) -> None:
+    def prepare_instance(self, task: Task) -> None:
         url = self.instance_url(task)
         if url:
             self._boot_url(task, url, persistent=True)
@@ -275,7 +276,7 @@ class RedfishHttpsBoot(RedfishVirtualMediaBoot):
         set_boot(system_of(task), sushy.BOOT_SOURCE_TARGET_HDD,
                  persistent=True)
 
-    def clean_up_instance(self, task: Any) -> None:
+    def clean_up_instance(self, task: Task) -> None:
         self.clean_up_ramdisk(task)
 
 

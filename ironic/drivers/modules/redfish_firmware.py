@@ -18,6 +18,7 @@ from typing import Any
 import sushy
 
 from ironic.common import exception, states
+from ironic.common.task import Task
 from ironic.drivers import base
 from ironic.drivers.modules import redfish_client
 from ironic.drivers.modules.redfish_power import system_of
@@ -119,12 +120,12 @@ class RedfishFirmware(base.FirmwareInterface):
     def get_properties(self) -> dict[str, str]:
         return {}
 
-    def validate(self, task: Any) -> None:
+    def validate(self, task: Task) -> None:
         redfish_client.parse_driver_info(task.node.driver_info or {})
 
     @base.clean_step(priority=0, argsinfo=_ARGS, requires_ramdisk=False)
     @base.service_step(priority=0, argsinfo=_ARGS, requires_ramdisk=False)
-    def update(self, task: Any, settings: list[dict]) -> None:
+    def update(self, task: Task, settings: list[dict]) -> None:
         updates = parse_settings(settings)
         system = system_of(task)
         client = redfish_client.SESSIONS.get(
@@ -144,7 +145,7 @@ class RedfishFirmware(base.FirmwareInterface):
             LOG.info("Node %s: %s done", task.node.uuid, what)
         self._settle(task, system, before, updates)
 
-    def _settle(self, task: Any, system, before: dict[str, str],
+    def _settle(self, task: Task, system, before: dict[str, str],
                 updates: list[dict]) -> None:
         names = {u["component"] for u in updates}
         now = read_components(system)
@@ -156,6 +157,6 @@ class RedfishFirmware(base.FirmwareInterface):
             now = read_components(system)
         node_settings.record_firmware(task.node.id, now, flashed=names)
 
-    def cache_firmware_components(self, task: Any) -> None:
+    def cache_firmware_components(self, task: Task) -> None:
         node_settings.record_firmware(task.node.id,
                                       read_components(system_of(task)))

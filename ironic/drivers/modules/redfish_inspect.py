@@ -24,6 +24,7 @@ import sushy
 
 from ironic.common import boot_modes, exception, states, utils
 from ironic.common.inspection_rules import engine as rules
+from ironic.common.task import Task
 from ironic.drivers import base
 from ironic.drivers.modules import redfish_client
 from ironic.drivers.modules.inspector.hooks import base as hooks_base
@@ -89,10 +90,10 @@ class RedfishInspect(base.InspectInterface):
     def get_properties(self) -> dict[str, str]:
         return dict(PROPERTIES)
 
-    def validate(self, task: Any) -> None:
+    def validate(self, task: Task) -> None:
         redfish_client.parse_driver_info(task.node.driver_info or {})
 
-    def inspect_hardware(self, task: Any) -> str:
+    def inspect_hardware(self, task: Task) -> str:
         system = system_of(task)
         found = self._read(system)
         missing = [k for k in ("cpus", "memory_mb") if not found.get(k)]
@@ -136,7 +137,7 @@ class RedfishInspect(base.InspectInterface):
         return found
 
     @staticmethod
-    def _create_ports(task: Any, macs: list[str]) -> None:
+    def _create_ports(task: Task, macs: list[str]) -> None:
         for mac in macs:
             try:
                 existing = Port.get_by_address(mac)

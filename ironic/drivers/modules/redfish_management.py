@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import sushy
 
 from ironic.common import boot_devices, boot_modes, exception
+from ironic.common.task import Task
 from ironic.drivers import base
 from ironic.drivers.modules import (
     redfish_client,
@@ -43,14 +42,14 @@ class RedfishManagement(base.ManagementInterface):
         """Malformed values only (the API, on create and update)."""
         redfish_client.check_driver_info(driver_info)
 
-    def validate(self, task: Any) -> None:
+    def validate(self, task: Task) -> None:
         redfish_client.parse_driver_info(task.node.driver_info or {})
 
-    def get_supported_boot_devices(self, task: Any) -> list[str]:
+    def get_supported_boot_devices(self, task: Task) -> list[str]:
         return list(_TO_SUSHY)
 
     @bmc_call
-    def set_boot_device(self, task: Any, device: str,
+    def set_boot_device(self, task: Task, device: str,
                         persistent: bool = False) -> None:
         if device not in _TO_SUSHY:
             raise exception.InvalidParameterValue(
@@ -63,22 +62,22 @@ class RedfishManagement(base.ManagementInterface):
               _TO_SUSHY[device], enabled=enabled)
 
     @bmc_call
-    def get_boot_device(self, task: Any) -> dict:
+    def get_boot_device(self, task: Task) -> dict:
         boot = system_of(task).boot
         return {"boot_device": _FROM_SUSHY.get(boot.target),
                 "persistent": boot.enabled ==
                 sushy.BOOT_SOURCE_ENABLED_CONTINUOUS}
 
-    def get_supported_boot_modes(self, task: Any) -> list[str]:
+    def get_supported_boot_modes(self, task: Task) -> list[str]:
         return list(_MODES)
 
     @bmc_call
-    def get_boot_mode(self, task: Any) -> str | None:
+    def get_boot_mode(self, task: Task) -> str | None:
         mode = system_of(task).boot.mode
         return {v: k for k, v in _MODES.items()}.get(mode)
 
     @bmc_call
-    def set_boot_mode(self, task: Any, mode: str) -> None:
+    def set_boot_mode(self, task: Task, mode: str) -> None:
         if mode not in _MODES:
             raise exception.InvalidParameterValue(
                 err=f"Unsupported boot mode {mode}; supported: "
@@ -88,7 +87,7 @@ class RedfishManagement(base.ManagementInterface):
               mode=_MODES[mode])
 
     @bmc_call
-    def get_secure_boot_state(self, task: Any) -> bool:
+    def get_secure_boot_state(self, task: Task) -> bool:
         system = system_of(task)
         try:
             return bool(system.secure_boot.enabled)
@@ -98,43 +97,43 @@ class RedfishManagement(base.ManagementInterface):
                 f"The BMC does not report secure boot: {e}") from e
 
     @bmc_call
-    def set_secure_boot_state(self, task: Any, state: bool) -> None:
+    def set_secure_boot_state(self, task: Task, state: bool) -> None:
         system = system_of(task)
         _call("secure boot change", system.secure_boot.set_enabled,
               bool(state))
 
     @bmc_call
-    def inject_nmi(self, task: Any) -> None:
+    def inject_nmi(self, task: Task) -> None:
         _call("NMI", system_of(task).reset_system, sushy.RESET_NMI)
 
     @bmc_call
-    def attach_virtual_media(self, task: Any, device_type: str,
+    def attach_virtual_media(self, task: Task, device_type: str,
                              image_url: str) -> None:
         redfish_vmedia.insert(system_of(task), device_type, image_url)
 
     @bmc_call
-    def detach_virtual_media(self, task: Any,
+    def detach_virtual_media(self, task: Task,
                              device_types: list[str] | None = None) -> None:
         redfish_vmedia.eject(system_of(task), device_types)
 
     @bmc_call
-    def get_virtual_media(self, task: Any) -> list[dict]:
+    def get_virtual_media(self, task: Task) -> list[dict]:
         return redfish_vmedia.describe(system_of(task))
 
-    def get_supported_indicators(self, task: Any,
+    def get_supported_indicators(self, task: Task,
                                  component: str | None = None
                                  ) -> dict[str, dict[str, list[str]]]:
         return redfish_indicators.supported(system_of(task), component)
 
     @bmc_call
-    def get_indicator_state(self, task: Any, component: str,
+    def get_indicator_state(self, task: Task, component: str,
                             indicator: str) -> str:
         resource = redfish_indicators.find(system_of(task), component,
                                            indicator)
         return redfish_indicators.state_of(resource)
 
     @bmc_call
-    def set_indicator_state(self, task: Any, component: str,
+    def set_indicator_state(self, task: Task, component: str,
                             indicator: str, state: str) -> None:
         redfish_indicators.check_settable(state)
         resource = redfish_indicators.find(system_of(task), component,
@@ -142,6 +141,6 @@ class RedfishManagement(base.ManagementInterface):
         redfish_indicators.set_state(resource, state)
 
     @bmc_call
-    def get_sensors_data(self, task: Any) -> dict:
+    def get_sensors_data(self, task: Task) -> dict:
         """Chassis fans, temperatures and power supplies, plain JSON."""
         return redfish_sensors.collect(system_of(task))

@@ -8,6 +8,7 @@ from typing import Any
 import sushy
 
 from ironic.common import exception, states
+from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers import base
 from ironic.drivers.modules import redfish_client
@@ -38,7 +39,7 @@ _HEALTH = {sushy.Health.OK: "OK", sushy.Health.WARNING: "Warning",
            sushy.Health.CRITICAL: "Critical"}
 
 
-def system_of(task: Any):
+def system_of(task: Task):
     target = redfish_client.parse_driver_info(task.node.driver_info or {})
     return redfish_client.get_system(target)
 
@@ -61,7 +62,7 @@ def _read_power(system) -> tuple[Any, Exception | None]:
         return None, e
 
 
-def _wait(task: Any, system, wanted: str, timeout: int | None) -> None:
+def _wait(task: Task, system, wanted: str, timeout: int | None) -> None:
     """Poll until the system is stably in ``wanted``. A BMC that stops
     answering meanwhile is asked again until the timeout: some reset
     their network while the host changes power."""
@@ -90,11 +91,11 @@ class RedfishPower(base.PowerInterface):
         """Malformed values only (the API, on create and update)."""
         redfish_client.check_driver_info(driver_info)
 
-    def validate(self, task: Any) -> None:
+    def validate(self, task: Task) -> None:
         redfish_client.parse_driver_info(task.node.driver_info or {})
 
     @bmc_call
-    def get_power_state(self, task: Any) -> str:
+    def get_power_state(self, task: Task) -> str:
         return self._power_of(system_of(task))
 
     @staticmethod
@@ -104,7 +105,7 @@ class RedfishPower(base.PowerInterface):
             states.ERROR
 
     @bmc_call
-    def get_power_state_and_health(self, task: Any
+    def get_power_state_and_health(self, task: Task
                                    ) -> tuple[str, str | None]:
         system = system_of(task)
         status = system.status
@@ -112,7 +113,7 @@ class RedfishPower(base.PowerInterface):
         return self._power_of(system), health
 
     @bmc_call
-    def set_power_state(self, task: Any, power_state: str,
+    def set_power_state(self, task: Task, power_state: str,
                         timeout: int | None = None) -> None:
         actions = {states.POWER_ON: (sushy.RESET_ON, states.POWER_ON),
                    states.POWER_OFF: (sushy.RESET_FORCE_OFF,
@@ -131,7 +132,7 @@ class RedfishPower(base.PowerInterface):
         _reset(system, action)
         _wait(task, system, wanted, timeout)
 
-    def _reboot(self, task: Any, soft: bool, timeout: int | None) -> None:
+    def _reboot(self, task: Task, soft: bool, timeout: int | None) -> None:
         system = system_of(task)
         if _FROM_SUSHY.get(system.power_state) == states.POWER_ON:
             _reset(system, sushy.RESET_GRACEFUL_RESTART if soft
@@ -141,9 +142,9 @@ class RedfishPower(base.PowerInterface):
         _wait(task, system, states.POWER_ON, timeout)
 
     @bmc_call
-    def reboot(self, task: Any, timeout: int | None = None) -> None:
+    def reboot(self, task: Task, timeout: int | None = None) -> None:
         self._reboot(task, False, timeout)
 
-    def get_supported_power_states(self, task: Any) -> list[str]:
+    def get_supported_power_states(self, task: Task) -> list[str]:
         return [states.POWER_ON, states.POWER_OFF, states.REBOOT,
                 states.SOFT_REBOOT, states.SOFT_POWER_OFF]

@@ -20,6 +20,7 @@ from sushy import taskmonitor
 from sushy.resources.system.storage import volume as sushy_volume
 
 from ironic.common import exception
+from ironic.common.task import Task
 from ironic.drivers import base
 from ironic.drivers.modules import redfish_client
 from ironic.drivers.modules.redfish_power import system_of
@@ -138,13 +139,13 @@ class RedfishRAID(base.RAIDInterface):
     def get_properties(self) -> dict[str, str]:
         return {}
 
-    def validate(self, task: Any) -> None:
+    def validate(self, task: Task) -> None:
         redfish_client.parse_driver_info(task.node.driver_info or {})
         target = task.node.target_raid_config or {}
         if target:
             self.validate_raid_config(task, target)
 
-    def validate_raid_config(self, task: Any, raid_config: dict) -> None:
+    def validate_raid_config(self, task: Task, raid_config: dict) -> None:
         check_logical_disks(raid_config)
 
     def get_logical_disk_properties(self) -> dict[str, str]:
@@ -155,7 +156,7 @@ class RedfishRAID(base.RAIDInterface):
 
     @base.clean_step(priority=0, argsinfo=_CREATE_ARGS,
                      requires_ramdisk=False)
-    def create_configuration(self, task: Any, create_root_volume: bool = True,
+    def create_configuration(self, task: Task, create_root_volume: bool = True,
                              create_nonroot_volumes: bool = True,
                              delete_existing: bool = False) -> None:
         target = task.node.target_raid_config or {}
@@ -168,20 +169,20 @@ class RedfishRAID(base.RAIDInterface):
         self._apply(task, disks, delete_existing)
 
     @base.clean_step(priority=0, requires_ramdisk=False)
-    def delete_configuration(self, task: Any) -> None:
+    def delete_configuration(self, task: Task) -> None:
         storage = storage_of(system_of(task))
         self._delete_all(storage)
         task.node.raid_config = current_config(storage)
 
     @base.deploy_step(priority=0, argsinfo=_APPLY_ARGS,
                       requires_ramdisk=False)
-    def apply_configuration(self, task: Any, raid_config: dict,
+    def apply_configuration(self, task: Task, raid_config: dict,
                             delete_existing: bool = False) -> None:
         disks = check_logical_disks(raid_config)
         task.node.target_raid_config = raid_config
         self._apply(task, disks, delete_existing)
 
-    def _apply(self, task: Any, disks: list[dict],
+    def _apply(self, task: Task, disks: list[dict],
                delete_existing: bool) -> None:
         storage = storage_of(system_of(task))
         if delete_existing:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ironic.common import exception
+from ironic.common.task import Task
 from ironic.drivers import base
 from ironic.drivers.modules import redfish_client, redfish_vmedia
 from ironic.drivers.modules.redfish_power import system_of
@@ -20,7 +21,7 @@ class RedfishVendorPassthru(base.VendorInterface):
     def get_properties(self) -> dict[str, str]:
         return {}
 
-    def validate(self, task: Any, method: str | None = None,
+    def validate(self, task: Task, method: str | None = None,
                  http_method: str | None = None, **kwargs: Any) -> None:
         redfish_client.parse_driver_info(task.node.driver_info or {})
         if method == "eject_vmedia":
@@ -34,7 +35,7 @@ class RedfishVendorPassthru(base.VendorInterface):
     @base.passthru(["POST"], description="Eject the virtual media of "
                    "boot_device (cdrom, floppy or disk), or of every "
                    "virtual device when it is not given.")
-    def eject_vmedia(self, task: Any, http_method: str,
+    def eject_vmedia(self, task: Task, http_method: str,
                      boot_device: str | None = None, **kwargs: Any) -> None:
         redfish_vmedia.eject(system_of(task),
                              [boot_device] if boot_device else None)

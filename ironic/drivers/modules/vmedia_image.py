@@ -34,6 +34,7 @@ import time
 from typing import Any, Callable
 
 from ironic.common import agent_token, boot_iso, boot_modes, exception
+from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers.modules import image_cache, pxe_info
 
@@ -68,7 +69,9 @@ def base_url(node: Any) -> str | None:
 
 
 def image_url(node: Any) -> str:
-    return (f"{base_url(node).rstrip('/')}/{IMAGE_SUBDIR}/"
+    # (publish() checked that the node has a base URL)
+    return (f"{base_url(node).rstrip('/')}/"  # type: ignore[union-attr]
+            f"{IMAGE_SUBDIR}/"
             f"{image_name(node.uuid)}")
 
 
@@ -162,7 +165,7 @@ def kernel_params(node: Any, ramdisk_params: dict[str, Any]) -> str:
     return " ".join(p for p in (base, *parts) if p)
 
 
-def issue_token(task: Any) -> str:
+def issue_token(task: Task) -> str:
     """A new agent token for the ramdisk about to boot from the ISO,
     recorded as pre-generated (lookup will not reveal it) and saved."""
     node = task.node
@@ -172,7 +175,8 @@ def issue_token(task: Any) -> str:
     node.driver_internal_info = info
     token = agent_token.issue(node, pregenerated=True)
     node.save()
-    return token
+    # The old token was dropped above: issue() gave a new one.
+    return token  # type: ignore[return-value]
 
 
 # --- building and publishing ---------------------------------------------------
@@ -184,7 +188,7 @@ def _cache() -> image_cache.ImageCache:
     return image_cache.boot_image_cache(master)
 
 
-def build_and_publish(task: Any, mode: str, params: str,
+def build_and_publish(task: Task, mode: str, params: str,
                       inject: dict[str, bytes] | None = None) -> str:
     """Build the node's ISO of ``mode`` (see ``check_images``) booting
     with ``params`` and publish it; its URL."""
@@ -234,7 +238,7 @@ def remove_stale(node_exists: Callable[[str], bool], min_age: float = 0
                  ) -> list[str]:
     """Remove the published ISOs of nodes that do not exist, and the
     leftovers of interrupted builds, older than ``min_age`` seconds."""
-    removed = []
+    removed: list[str] = []
     now = time.time()
     try:
         entries = list(os.scandir(publish_dir()))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable, Sequence
 
 from pecan import rest
 
@@ -21,7 +21,7 @@ _LIST_PARAMS = {"limit", "marker", "sort_key", "sort_dir", "fields",
                 "detail"}
 
 
-def conductor_view(cond: Conductor, fields: tuple | list) -> dict:
+def conductor_view(cond: Conductor, fields: Iterable[str]) -> dict:
     out: dict[str, Any] = {}
     for name in fields:
         if name == "alive":
@@ -50,7 +50,8 @@ class ConductorsController(rest.RestController):
                 err=f"Unknown query parameter(s): "
                     f"{', '.join(sorted(unknown))}")
         _authorize("baremetal:conductor:get")
-        fields = api_utils.parse_fields(params.get("fields"), _ALL_FIELDS)
+        fields: Sequence[str] | None = api_utils.parse_fields(
+            params.get("fields"), _ALL_FIELDS)
         detail = api_utils.parse_bool(params.get("detail"), "detail")
         if fields and detail:
             raise exception.InvalidParameterValue(

@@ -104,7 +104,8 @@ def _list_options(params: dict, ver: int) -> tuple[str | None, bool]:
     return kind, detail
 
 
-def default_vendor_class(hw: interface_catalog.HardwareType) -> type:
+def default_vendor_class(hw: interface_catalog.HardwareType
+                         ) -> type[Any]:
     name = hw.defaults.get("vendor")
     if not name:
         raise exception.UnsupportedDriverExtension(
@@ -161,7 +162,8 @@ class RaidController(rest.RestController):
                 "newer.")
         hw = interface_catalog.live().get(self.driver_name)
         raid = hw.defaults.get("raid")
-        iface = driver_factory.interface_instance("raid", raid) \
+        # a RAIDInterface (the catalog names it by kind)
+        iface: Any = driver_factory.interface_instance("raid", raid) \
             if raid else None
         if iface is None or not iface.supported:
             # RAID is optional hardware: "not supported" reads as absent.

@@ -154,10 +154,11 @@ class Relations:
     """UUIDs and traits of related rows for a page of nodes, in bulk."""
 
     def __init__(self, rows: list[dict], fields: Container[str]):
-        self.chassis = {}
-        self.traits = {}
-        self.conductors = {}
-        self.allocations = {}
+        # {id: UUID}, looked up with a row's id, which may be None
+        self.chassis: dict[Any, str] = {}
+        self.traits: dict[int, list[str]] = {}
+        self.conductors: dict[Any, str] = {}
+        self.allocations: dict[Any, str] = {}
         if "allocation_uuid" in fields:
             self.allocations = _uuids("allocation", rows, "allocation_id")
         if "chassis_uuid" in fields:
@@ -534,8 +535,9 @@ def _column_changes(values: dict, changed: dict) -> dict:
                                   and "chassis_uuid" in changed)}
 
 
-def _conductor_api(node: dict) -> rpcapi.ConductorAPI:
-    """The RPC client, once a conductor serves ``node`` (else 400: the
+def _conductor_api(node: Any) -> rpcapi.ConductorAPI:
+    """The RPC client, once a conductor serves ``node`` (a node object or
+    document; else 400: the
     client asked for a driver or group nobody serves)."""
     api = rpcapi.get_api()
     try:

@@ -81,7 +81,8 @@ def _list_filters(params: dict, ver: int) -> list[tuple[str, Any]]:
         conds.append(("retired", api_utils.parse_bool(params["retired"],
                                                       "retired")))
     if params.get("auto_discovered") is not None:
-        need(field_since("auto_discovered"), "auto_discovered")
+        need(field_since("auto_discovered"),  # type: ignore[arg-type]
+             "auto_discovered")  # a node field: it has a version
         conds.append(("auto_discovered", api_utils.parse_bool(
             params["auto_discovered"], "auto_discovered")))
     if params.get("associated") is not None:
@@ -173,7 +174,8 @@ def list_nodes(params: dict[str, Any], *, detail: bool,
                 "request.")
     if fields is None:
         fields = allowed if detail else [
-            f for f in DEFAULT_LIST_FIELDS if field_since(f) <= ver]
+            f for f in DEFAULT_LIST_FIELDS  # each is shown by some version
+            if field_since(f) <= ver]  # type: ignore[operator]
     fields = with_links(fields)
     limit = api_utils.parse_limit(params.get("limit"))
     sort_key = _sort_key(params.get("sort_key"), ver)

@@ -94,7 +94,8 @@ def _check_llc(llc: dict, ver: int | None, is_smartnic: bool) -> None:
     api_utils.validate(_LLC_SCHEMA, llc, "local_link_connection")
     for key in llc if ver is not None else ():
         first, last = _LLC_KEYS[key]
-        if ver < first or (last is not None and ver > last):
+        # (the loop runs only when ver is not None)
+        if ver < first or (last is not None and ver > last):  # type: ignore[operator]
             raise exception.NotAcceptable(
                 f"The local_link_connection key '{key}' is not supported "
                 f"in API version 1.{ver}.")
@@ -107,6 +108,7 @@ def _check_llc(llc: dict, ver: int | None, is_smartnic: bool) -> None:
         raise exception.InvalidParameterValue(
             err=f"Invalid switch_id {switch_id!r} in local_link_connection: "
                 f"expected a MAC address or an OpenFlow datapath id.")
+    needed: tuple[str, ...]
     if is_smartnic:
         needed = ("port_id", "hostname")
     elif "vtep-logical-switch" in llc or "vtep-physical-switch" in llc:
@@ -226,9 +228,10 @@ class _Relations:
     """UUIDs of the nodes and port groups of a page of ports, in bulk."""
 
     def __init__(self, rows: list[dict], fields: list[str]):
-        self.nodes = resource.node_uuids(rows) \
+        # {id: UUID}, looked up with a row's id, which may be None
+        self.nodes: dict[Any, str] = resource.node_uuids(rows) \
             if "node_uuid" in fields else {}
-        self.portgroups = resource.portgroup_uuids(rows) \
+        self.portgroups: dict[Any, str] = resource.portgroup_uuids(rows) \
             if "portgroup_uuid" in fields else {}
 
 

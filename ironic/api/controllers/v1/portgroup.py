@@ -100,7 +100,7 @@ def _check_update(pg: Portgroup, values: dict, changed: set[str]) -> None:
 
 
 def portgroup_view(row: dict, fields: list[str], url: str,
-                   nodes: dict[int, str]) -> dict:
+                   nodes: dict[Any, str]) -> dict:
     """The API document of one port group, with only ``fields``."""
     out: dict[str, Any] = {}
     uuid = row["uuid"]

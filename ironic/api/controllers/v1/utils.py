@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Sequence, overload
 from urllib.parse import urlencode
 
 import jsonpatch
@@ -53,6 +53,12 @@ _MORE_SECRETS = frozenset({"ipmi_hex_kg_key", "snmp_auth_key",
                            "snmp_priv_key"})
 
 
+@overload
+def parse_bool(value: str | bool, name: str) -> bool: ...
+@overload
+def parse_bool(value: None, name: str) -> None: ...
+@overload
+def parse_bool(value: str | bool | None, name: str) -> bool | None: ...
 def parse_bool(value: str | bool | None, name: str) -> bool | None:
     if value is None or isinstance(value, bool):
         return value
@@ -107,6 +113,13 @@ def iso(value: datetime.datetime | None) -> str | None:
     return value.replace(tzinfo=datetime.timezone.utc).isoformat()
 
 
+@overload
+def parse_fields(fields: str, allowed: Iterable[str]) -> list[str]: ...
+@overload
+def parse_fields(fields: None, allowed: Iterable[str]) -> None: ...
+@overload
+def parse_fields(fields: str | None, allowed: Iterable[str]
+                 ) -> list[str] | None: ...
 def parse_fields(fields: str | None, allowed: Iterable[str]
                  ) -> list[str] | None:
     """The list of fields a client asked for, all validated."""

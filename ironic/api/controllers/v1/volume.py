@@ -37,7 +37,7 @@ class _Kind:
                  default_fields: tuple, schema: dict):
         self.name, self.key, self.store = name, key, store
         self.columns, self.default_fields = columns, default_fields
-        self.schema = {"type": "object", "properties": {
+        self.schema: dict[str, Any] = {"type": "object", "properties": {
             "uuid": {"type": ["string", "null"]},
             "node_uuid": {"type": "string"}, "extra": {"type": "object"},
             **schema}, "additionalProperties": False,

@@ -19,7 +19,6 @@ the default, and is used whenever the boot interface can do it.
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from ironic.common import (
     boot_devices,
@@ -28,6 +27,7 @@ from ironic.common import (
     states,
     utils,
 )
+from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers import base
 from ironic.drivers.modules import agent_base
@@ -49,7 +49,7 @@ def callback_url() -> str:
     return base_url + CALLBACK_PATH
 
 
-def ramdisk_params(task: Any) -> dict[str, str]:
+def ramdisk_params(task: Task) -> dict[str, str]:
     """Kernel parameters making the ramdisk inspect and post its data."""
     params = {"ipa-inspection-callback-url": callback_url(),
               "ipa-inspection-collectors": "default"}
@@ -59,7 +59,7 @@ def ramdisk_params(task: Any) -> dict[str, str]:
     return params
 
 
-def _power(task: Any, target: str) -> None:
+def _power(task: Task, target: str) -> None:
     from ironic.conductor import power
     # A successful power action clears last_error; the reason an abort
     # or a failure recorded just before must stay.
@@ -70,7 +70,7 @@ def _power(task: Any, target: str) -> None:
         task.node.save()
 
 
-def manages_boot(task: Any) -> bool:
+def manages_boot(task: Task) -> bool:
     """Whether the boot interface boots the ramdisk (managed inspection);
     raises when it cannot and ``[inspector]require_managed_boot`` holds."""
     try:
@@ -84,7 +84,7 @@ def manages_boot(task: Any) -> bool:
         return False
 
 
-def _start_unmanaged(task: Any) -> None:
+def _start_unmanaged(task: Task) -> None:
     """Boot from the network once; the separate PXE environment serves."""
     from ironic.conductor import power
     if not task.node.disable_power_off:
@@ -100,7 +100,7 @@ class AgentInspect(base.InspectInterface):
     def get_properties(self) -> dict[str, str]:
         return {}
 
-    def validate(self, task: Any) -> None:
+    def validate(self, task: Task) -> None:
         try:
             hooks.load()
         except exception.DriverLoadError as e:
@@ -108,7 +108,7 @@ class AgentInspect(base.InspectInterface):
                 err=f"In-band inspection is misconfigured: {e}") from e
         manages_boot(task)
 
-    def inspect_hardware(self, task: Any) -> str:
+    def inspect_hardware(self, task: Task) -> str:
         node = task.node
         info = dict(node.driver_internal_info or {})
         info[inspection_lookup.BMC_KEY] = inspection_lookup.bmc_addresses(
@@ -135,16 +135,16 @@ class AgentInspect(base.InspectInterface):
         LOG.info("Node %s is booting the inspection ramdisk", node.uuid)
         return states.INSPECTWAIT
 
-    def continue_inspection(self, task: Any, inventory: dict,
+    def continue_inspection(self, task: Task, inventory: dict,
                             plugin_data: dict) -> str | None:
         hooks.run(task, inventory, plugin_data, hooks.load())
         self._tear_down(task)
         return None
 
-    def abort(self, task: Any) -> None:
+    def abort(self, task: Task) -> None:
         self._tear_down(task)
 
-    def _tear_down(self, task: Any) -> None:
+    def _tear_down(self, task: Task) -> None:
         """Leave the ramdisk: boot and network clean-up, power off."""
         from ironic.conductor import fast_track
         node = task.node

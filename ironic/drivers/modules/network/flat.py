@@ -11,18 +11,17 @@ operator relying on that pairs VIFs to ports by the recorded mapping.
 
 from __future__ import annotations
 
-from typing import Any
-
+from ironic.common.task import Task
 from ironic.drivers.modules.network import noop, vifs
 
 
 class FlatNetwork(noop.NoopNetwork):
 
-    def vif_list(self, task: Any) -> list[dict]:
+    def vif_list(self, task: Task) -> list[dict]:
         return vifs.list_vifs(task)
 
-    def vif_attach(self, task: Any, vif_info: dict) -> None:
+    def vif_attach(self, task: Task, vif_info: dict) -> None:
         vifs.attach(task, vif_info)
 
-    def vif_detach(self, task: Any, vif_id: str) -> None:
+    def vif_detach(self, task: Task, vif_id: str) -> None:
         vifs.detach(task, vif_id)

@@ -8,39 +8,38 @@ recorded, so the node never lists a VIF (as the public ``noop`` does).
 
 from __future__ import annotations
 
-from typing import Any
-
+from ironic.common.task import Task
 from ironic.drivers import base
 
 
 class NoopNetwork(base.NetworkInterface):
 
-    def validate(self, task: Any) -> None:
+    def validate(self, task: Task) -> None:
         return None
 
-    def add_provisioning_network(self, task: Any) -> None:
+    def add_provisioning_network(self, task: Task) -> None:
         return None
 
-    def remove_provisioning_network(self, task: Any) -> None:
+    def remove_provisioning_network(self, task: Task) -> None:
         return None
 
-    def configure_tenant_networks(self, task: Any) -> None:
+    def configure_tenant_networks(self, task: Task) -> None:
         return None
 
-    def unconfigure_tenant_networks(self, task: Any) -> None:
+    def unconfigure_tenant_networks(self, task: Task) -> None:
         return None
 
-    def add_cleaning_network(self, task: Any) -> None:
+    def add_cleaning_network(self, task: Task) -> None:
         return None
 
-    def remove_cleaning_network(self, task: Any) -> None:
+    def remove_cleaning_network(self, task: Task) -> None:
         return None
 
-    def vif_list(self, task: Any) -> list[dict]:
+    def vif_list(self, task: Task) -> list[dict]:
         return []
 
-    def vif_attach(self, task: Any, vif_info: dict) -> None:
+    def vif_attach(self, task: Task, vif_info: dict) -> None:
         return None
 
-    def vif_detach(self, task: Any, vif_id: str) -> None:
+    def vif_detach(self, task: Task, vif_id: str) -> None:
         return None

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ironic.common import exception
+from ironic.common.task import Task
 from ironic.objects.port import Port
 from ironic.objects.portgroup import Portgroup
 
@@ -34,20 +35,20 @@ def _kind(obj: Any) -> str:
     return "portgroup" if isinstance(obj, Portgroup) else "port"
 
 
-def port_like_objects(task: Any) -> tuple[list[Port], list[Portgroup]]:
+def port_like_objects(task: Task) -> tuple[list[Port], list[Portgroup]]:
     """The node's ports and port groups, as objects."""
     return (Port.list_for_node(task.node.id),
             Portgroup.list_for_node(task.node.id))
 
 
-def list_vifs(task: Any) -> list[dict[str, str]]:
+def list_vifs(task: Task) -> list[dict[str, str]]:
     """[{"id": vif}] for every VIF attached to the node."""
     ports, groups = port_like_objects(task)
     found = [vif_of(obj) for obj in [*groups, *ports]]
     return [{"id": vif} for vif in dict.fromkeys(v for v in found if v)]
 
 
-def attach(task: Any, vif_info: dict) -> Any:
+def attach(task: Task, vif_info: dict) -> Any:
     """Record ``vif_info["id"]`` on a port or port group; returns it."""
     vif_id = vif_info["id"]
     ports, groups = port_like_objects(task)
@@ -64,7 +65,7 @@ def attach(task: Any, vif_info: dict) -> Any:
     return target
 
 
-def _requested(task: Any, vif_info: dict, ports: list[Port],
+def _requested(task: Task, vif_info: dict, ports: list[Port],
                groups: list[Portgroup]) -> Any:
     """The port or port group the caller named (1.67), checked."""
     for key, candidates in (("port_uuid", ports),
@@ -85,10 +86,11 @@ def _requested(task: Any, vif_info: dict, ports: list[Port],
     return None
 
 
-def _free(task: Any, vif_id: str, ports: list[Port],
+def _free(task: Task, vif_id: str, ports: list[Port],
           groups: list[Portgroup]) -> Any:
     grouped = {p.portgroup_id for p in ports if p.portgroup_id}
-    candidates = [g for g in groups if g.id in grouped and not vif_of(g)]
+    candidates: list[Port | Portgroup] = [
+        g for g in groups if g.id in grouped and not vif_of(g)]
     candidates += sorted(
         (p for p in ports if not p.portgroup_id and not vif_of(p)),
         key=lambda p: not p.pxe_enabled)
@@ -97,7 +99,7 @@ def _free(task: Any, vif_id: str, ports: list[Port],
     return candidates[0]
 
 
-def detach(task: Any, vif_id: str) -> Any:
+def detach(task: Task, vif_id: str) -> Any:
     """Forget ``vif_id`` on the object holding it; returns that object."""
     ports, groups = port_like_objects(task)
     for obj in _holding(vif_id, [*groups, *ports]):

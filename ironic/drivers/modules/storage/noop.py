@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from ironic.common.task import Task
 from ironic.drivers import base
 
 
@@ -12,14 +11,14 @@ class NoopStorage(base.StorageInterface):
     def get_properties(self) -> dict[str, str]:
         return {}
 
-    def validate(self, task: Any) -> None:
+    def validate(self, task: Task) -> None:
         return None
 
-    def attach_volumes(self, task: Any) -> None:
+    def attach_volumes(self, task: Task) -> None:
         return None
 
-    def detach_volumes(self, task: Any) -> None:
+    def detach_volumes(self, task: Task) -> None:
         return None
 
-    def should_write_image(self, task: Any) -> bool:
+    def should_write_image(self, task: Task) -> bool:
         return True

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Any
 
 import yaml
 
 from ironic.common import exception
+from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers.modules.inspector.hooks import base, pci_info
 
@@ -58,7 +58,7 @@ class AcceleratorsHook(base.InspectionHook):
     def __init__(self) -> None:
         self._known = _load(CONF.inspector.known_accelerators or SHIPPED)
 
-    def __call__(self, task: Any, inventory: dict,
+    def __call__(self, task: Task, inventory: dict,
                  plugin_data: dict) -> None:
         devices = pci_info.devices(inventory, plugin_data)
         if not devices:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
 
+from ironic.common.task import Task
 from ironic.drivers.modules.inspector.hooks import base
 
 LOG = logging.getLogger(__name__)
@@ -12,7 +12,7 @@ LOG = logging.getLogger(__name__)
 
 class ArchitectureHook(base.InspectionHook):
 
-    def __call__(self, task: Any, inventory: dict,
+    def __call__(self, task: Task, inventory: dict,
                  plugin_data: dict) -> None:
         arch = (inventory.get("cpu") or {}).get("architecture")
         if not arch:

@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 import stevedore
 
 from ironic.common import exception
+from ironic.common.task import Task
 from ironic.conf import CONF
 
 NAMESPACE = "ironic.inspection.hooks"
@@ -30,13 +31,13 @@ class InspectionHook(abc.ABC):
     #: Hooks (entry point names) that must run before this one.
     dependencies: ClassVar[list[str]] = []
 
-    def preprocess(self, task: Any, inventory: dict,
+    def preprocess(self, task: Task, inventory: dict,
                    plugin_data: dict) -> None:
         """Validate or prepare data before any hook changes the node."""
         return None
 
     @abc.abstractmethod
-    def __call__(self, task: Any, inventory: dict,
+    def __call__(self, task: Task, inventory: dict,
                  plugin_data: dict) -> None:
         """Process the data: update the node and related resources."""
 
@@ -81,7 +82,7 @@ def load(names: list[str] | None = None) -> list[tuple[str, InspectionHook]]:
     return loaded
 
 
-def run(task: Any, inventory: dict, plugin_data: dict,
+def run(task: Task, inventory: dict, plugin_data: dict,
         hooks: list[tuple[str, InspectionHook]]) -> None:
     """Every hook's preprocess, then every hook, in the configured order."""
     for _name, hook in hooks:
@@ -102,7 +103,7 @@ def parse_capabilities(value: Any) -> dict[str, str]:
     return caps
 
 
-def set_properties(task: Any, **values: Any) -> None:
+def set_properties(task: Task, **values: Any) -> None:
     """Update node properties (None removes a key)."""
     props = dict(task.node.properties or {})
     for key, value in values.items():
@@ -113,7 +114,7 @@ def set_properties(task: Any, **values: Any) -> None:
     task.node.properties = props
 
 
-def update_capabilities(task: Any, new: dict[str, str]) -> None:
+def update_capabilities(task: Task, new: dict[str, str]) -> None:
     caps = parse_capabilities((task.node.properties or {}).get(
         "capabilities"))
     caps.update(new)

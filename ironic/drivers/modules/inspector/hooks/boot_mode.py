@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from ironic.common.task import Task
 from ironic.drivers.modules.inspector.hooks import base
 
-_MODES = {"bios": "bios", "uefi": "uefi"}
+_MODES: dict[Any, str] = {"bios": "bios", "uefi": "uefi"}
 
 
 class BootModeHook(base.InspectionHook):
 
-    def __call__(self, task: Any, inventory: dict,
+    def __call__(self, task: Task, inventory: dict,
                  plugin_data: dict) -> None:
         mode = _MODES.get((inventory.get("boot") or {}).get(
             "current_boot_mode"))

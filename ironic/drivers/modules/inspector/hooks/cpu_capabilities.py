@@ -3,15 +3,14 @@ by ``[inspector]cpu_capabilities``."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers.modules.inspector.hooks import base
 
 
 class CPUCapabilitiesHook(base.InspectionHook):
 
-    def __call__(self, task: Any, inventory: dict,
+    def __call__(self, task: Task, inventory: dict,
                  plugin_data: dict) -> None:
         flags = set((inventory.get("cpu") or {}).get("flags") or ())
         found = {cap: "true" for flag, cap in

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from ironic.common.task import Task
 from ironic.drivers.modules.inspector.hooks import base
 
 LOG = logging.getLogger(__name__)
@@ -13,9 +14,9 @@ LOG = logging.getLogger(__name__)
 
 class CPUsHook(base.InspectionHook):
 
-    def __call__(self, task: Any, inventory: dict,
+    def __call__(self, task: Task, inventory: dict,
                  plugin_data: dict) -> None:
-        count = (inventory.get("cpu") or {}).get("count")
+        count: Any = (inventory.get("cpu") or {}).get("count")
         try:
             count = int(count)
         except (TypeError, ValueError):

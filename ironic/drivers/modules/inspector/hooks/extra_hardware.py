@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers.modules.inspector.hooks import base
 
@@ -55,7 +56,7 @@ def nest(data: list, node_uuid: str) -> dict:
 
 class ExtraHardwareHook(base.InspectionHook):
 
-    def __call__(self, task: Any, inventory: dict,
+    def __call__(self, task: Task, inventory: dict,
                  plugin_data: dict) -> None:
         uuid = task.node.uuid
         if "data" not in plugin_data:

@@ -12,6 +12,7 @@ import binascii
 import logging
 from typing import Any
 
+from ironic.common.task import Task
 from ironic.drivers.modules.inspector.hooks import base
 from ironic.objects.port import Port
 
@@ -74,12 +75,12 @@ def parse_lldp(tlvs: Any, names: dict[int, str] | None = None
 
 class LocalLinkConnectionHook(base.InspectionHook):
 
-    def __call__(self, task: Any, inventory: dict,
+    def __call__(self, task: Task, inventory: dict,
                  plugin_data: dict) -> None:
         by_mac = {}
         for iface in inventory.get("interfaces") or ():
             mac = (iface.get("mac_address") or "").lower()
-            link = parse_lldp(iface.get("lldp"))
+            link: dict[str, str] | None = parse_lldp(iface.get("lldp"))
             if mac and link:
                 by_mac[mac] = link
         if not by_mac:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
 
+from ironic.common.task import Task
 from ironic.drivers.modules.inspector.hooks import base
 
 LOG = logging.getLogger(__name__)
@@ -12,7 +12,7 @@ LOG = logging.getLogger(__name__)
 
 class MemoryHook(base.InspectionHook):
 
-    def __call__(self, task: Any, inventory: dict,
+    def __call__(self, task: Task, inventory: dict,
                  plugin_data: dict) -> None:
         memory_mb = (inventory.get("memory") or {}).get("physical_mb")
         if not isinstance(memory_mb, int) or memory_mb <= 0:

@@ -8,8 +8,7 @@ description).
 
 from __future__ import annotations
 
-from typing import Any
-
+from ironic.common.task import Task
 from ironic.drivers.modules.inspector.hooks import base
 from ironic.drivers.modules.inspector.hooks import local_link_connection as llc
 
@@ -20,7 +19,7 @@ NAMES = {1: "switch_chassis_id", 2: "switch_port_id",
 
 class ParseLLDPHook(base.InspectionHook):
 
-    def __call__(self, task: Any, inventory: dict,
+    def __call__(self, task: Task, inventory: dict,
                  plugin_data: dict) -> None:
         parsed = {}
         for iface in inventory.get("interfaces") or ():

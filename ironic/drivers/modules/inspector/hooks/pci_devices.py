@@ -11,8 +11,8 @@ from __future__ import annotations
 import collections
 import json
 import logging
-from typing import Any
 
+from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers.modules.inspector.hooks import base, pci_info
 
@@ -43,7 +43,7 @@ def aliases() -> dict[tuple[str, str], str]:
 
 class PciDevicesHook(base.InspectionHook):
 
-    def __call__(self, task: Any, inventory: dict,
+    def __call__(self, task: Task, inventory: dict,
                  plugin_data: dict) -> None:
         names = aliases()
         devices = pci_info.devices({}, plugin_data)

@@ -9,6 +9,7 @@ import logging
 from typing import Any
 
 from ironic.common import exception
+from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers.modules.inspector.hooks import base
 from ironic.objects.port import Port
@@ -49,7 +50,7 @@ def physnet_for(iface: dict, mapping: list[tuple[Any, str]]) -> str | None:
 
 class PhysicalNetworkHook(base.InspectionHook):
 
-    def __call__(self, task: Any, inventory: dict,
+    def __call__(self, task: Task, inventory: dict,
                  plugin_data: dict) -> None:
         mapping = cidr_map()
         if not mapping:

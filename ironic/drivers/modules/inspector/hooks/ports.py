@@ -9,9 +9,9 @@ inventory's PXE interface.
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from ironic.common import exception
+from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers.modules.inspector.hooks import base
 from ironic.objects.port import Port
@@ -19,7 +19,7 @@ from ironic.objects.port import Port
 LOG = logging.getLogger(__name__)
 
 
-def _add(task: Any, iface: dict, existing: dict[str, Port]) -> bool:
+def _add(task: Task, iface: dict, existing: dict[str, Port]) -> bool:
     mac = iface["mac_address"]
     port = existing.get(mac)
     if port is not None:
@@ -47,7 +47,7 @@ def _add(task: Any, iface: dict, existing: dict[str, Port]) -> bool:
 class PortsHook(base.InspectionHook):
     dependencies = ["validate-interfaces"]
 
-    def __call__(self, task: Any, inventory: dict,
+    def __call__(self, task: Task, inventory: dict,
                  plugin_data: dict) -> None:
         existing = {row.address: Port.from_db(row) for row in task.ports}
         valid = plugin_data.get("valid_interfaces") or {}

@@ -10,9 +10,9 @@ alone.
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from ironic.common import exception
+from ironic.common.task import Task
 from ironic.drivers.modules.inspector.hooks import base
 from ironic.objects import node_records
 
@@ -35,7 +35,7 @@ def _previous_inventory(node_id: int) -> dict | None:
 
 class RaidDeviceHook(base.InspectionHook):
 
-    def __call__(self, task: Any, inventory: dict,
+    def __call__(self, task: Task, inventory: dict,
                  plugin_data: dict) -> None:
         node = task.node
         if (node.properties or {}).get("root_device"):

@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ironic.common import exception
+from ironic.common.task import Task
 from ironic.drivers.modules.inspector.hooks import base
 
 
 class RamdiskErrorHook(base.InspectionHook):
 
-    def preprocess(self, task: Any, inventory: dict,
+    def preprocess(self, task: Task, inventory: dict,
                    plugin_data: dict) -> None:
         error = plugin_data.get("error")
         if error:
             raise exception.HardwareInspectionFailure(
                 error=f"the ramdisk reported: {error}")
 
-    def __call__(self, task: Any, inventory: dict,
+    def __call__(self, task: Task, inventory: dict,
                  plugin_data: dict) -> None:
         return None

@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from ironic.common import exception
+from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers.modules.inspector.hooks import base
 
@@ -70,7 +71,7 @@ def matching_disk(hints: dict, disks: list[dict]) -> dict | None:
     return None
 
 
-def choose_root_disk(task: Any, inventory: dict,
+def choose_root_disk(task: Task, inventory: dict,
                      plugin_data: dict) -> dict:
     disks = [d for d in inventory.get("disks") or () if d.get("size")]
     hints = (task.node.properties or {}).get("root_device")
@@ -92,7 +93,7 @@ def choose_root_disk(task: Any, inventory: dict,
 
 class RootDeviceHook(base.InspectionHook):
 
-    def __call__(self, task: Any, inventory: dict,
+    def __call__(self, task: Task, inventory: dict,
                  plugin_data: dict) -> None:
         if not inventory.get("disks"):
             LOG.warning("Node %s: the inventory has no disks; local_gb "

@@ -13,6 +13,7 @@ import logging
 from typing import Any
 
 from ironic.common import exception, utils
+from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers.modules.inspector.hooks import base
 
@@ -50,7 +51,7 @@ def _is_loopback(name: str, iface: dict) -> bool:
     return False
 
 
-def all_interfaces(task: Any, inventory: dict,
+def all_interfaces(task: Task, inventory: dict,
                    plugin_data: dict) -> dict[str, dict]:
     pxe = pxe_mac(inventory, plugin_data)
     found: dict[str, dict] = {}
@@ -83,7 +84,7 @@ def _selected(iface: dict, mode: str, pxe_known: bool) -> bool:
 
 class ValidateInterfacesHook(base.InspectionHook):
 
-    def preprocess(self, task: Any, inventory: dict,
+    def preprocess(self, task: Task, inventory: dict,
                    plugin_data: dict) -> None:
         found = all_interfaces(task, inventory, plugin_data)
         if not found:
@@ -106,6 +107,6 @@ class ValidateInterfacesHook(base.InspectionHook):
         plugin_data["macs"] = sorted(i["mac_address"]
                                      for i in valid.values())
 
-    def __call__(self, task: Any, inventory: dict,
+    def __call__(self, task: Task, inventory: dict,
                  plugin_data: dict) -> None:
         return None
