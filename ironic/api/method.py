@@ -20,7 +20,7 @@ import orjson
 import pecan
 import webob
 
-from ironic.api import body
+from ironic.api import body, features
 from ironic.api.middleware import auth as auth_mw
 from ironic.api.middleware import errors as errors_mw
 from ironic.api.middleware import request_limits
@@ -137,16 +137,27 @@ class TooOld(exception.IronicException):
         super().__init__(message or self._messages[code])
 
 
-def api_method(min_version: int = 1, max_version: int | None = None,
-               status: int = 200, too_old: int = 404,
+def api_method(feature: features.Since | None = None, *,
+               since: features.Since | None = None, status: int = 200,
+               too_old: int = 404,
                too_old_message: str | None = None) -> Callable:
-    """Wrap a pecan handler.
+    """Wrap a pecan handler, served where ``feature`` (or ``since``) is
+    available; unbounded when neither is given.
 
-    Below ``min_version`` the resource does not exist for the caller: 404
-    as the Bare Metal API answers most often, or ``too_old`` where it
-    answers otherwise (405 for the writes of some later resources, 406),
-    with ``too_old_message`` when it says more than "not found".
+    Before the feature the resource does not exist for the caller: 404 as
+    the Bare Metal API answers most often, or ``too_old`` where it answers
+    otherwise (405 for the writes of some later resources, 406), with
+    ``too_old_message`` when it says more than "not found". After a
+    feature's last version (``until``) the answer is 404.
+
+    The wrapped handler carries its bounds and status for readers of the
+    API's shape: ``api_since`` (lowest minor, 1 when unbounded),
+    ``api_until`` (highest minor, None when open) and ``api_status``.
     """
+    if feature is not None and since is not None:
+        raise TypeError("api_method takes one feature, not two")
+    bound = feature or since or features.ALWAYS
+    min_version, max_version = bound.minor, bound.until
 
     def decorate(func: Callable) -> Callable:
         signature = inspect.signature(func)
@@ -183,6 +194,9 @@ def api_method(min_version: int = 1, max_version: int | None = None,
         # every request, and finds it here without drilling through the
         # wrapper's closure, a third of the routing work of a GET.
         handler.__signature__ = signature
+        handler.api_since = min_version
+        handler.api_until = max_version
+        handler.api_status = status
         return handler
     return decorate
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ironic.api import method
+from ironic.api import features, method
 from ironic.api.controllers.v1 import node_policy
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.controllers.v1.node import (
@@ -47,23 +47,33 @@ def _check_filter_value(name: str, value: str) -> None:
                 f'faults are {", ".join(_FAULTS)}')
 
 
+#: Filters that match one column, with the feature that brought each.
+_SIMPLE_FILTERS = {
+    "driver": features.DRIVER_FILTER,
+    "resource_class": features.RESOURCE_CLASS,
+    "conductor_group": features.CONDUCTOR_GROUP, "owner": features.OWNER,
+    "lessee": features.LESSEE, "fault": features.FAULT,
+    "shard": features.SHARDS,
+    "provision_state": features.PROVISION_STATE_FILTER,
+    "instance_name": features.INSTANCE_NAME,
+}
+
+
 def _list_filters(params: dict, ver: int) -> list[tuple[str, Any]]:
     """The node list filters asked for, checked, as criteria
     (``objects.node.list_rows``)."""
     conds: list[tuple[str, Any]] = []
 
-    def need(minor: int, name: str):
-        if ver < minor:
+    def need(since: features.Since, name: str):
+        if not since.available(ver):
             raise exception.NotAcceptable(
-                f"The '{name}' filter needs API version 1.{minor} or newer.")
+                f"The '{name}' filter needs API version {since.version} or "
+                f"newer.")
 
-    simple = {"driver": 16, "resource_class": 21, "conductor_group": 46,
-              "owner": 50, "lessee": 65, "fault": 42, "shard": 82,
-              "provision_state": 9, "instance_name": 104}
-    for name, minor in simple.items():
+    for name, since in _SIMPLE_FILTERS.items():
         value = params.get(name)
         if value is not None:
-            need(minor, name)
+            need(since, name)
             _check_filter_value(name, value)
             if name == "conductor_group":
                 conds.append((name, value.lower()))
@@ -81,7 +91,7 @@ def _list_filters(params: dict, ver: int) -> list[tuple[str, Any]]:
         conds.append(("retired", api_utils.parse_bool(params["retired"],
                                                       "retired")))
     if params.get("auto_discovered") is not None:
-        need(field_since("auto_discovered"), "auto_discovered")
+        need(features.AUTO_DISCOVERY, "auto_discovered")
         conds.append(("auto_discovered", api_utils.parse_bool(
             params["auto_discovered"], "auto_discovered")))
     if params.get("associated") is not None:
@@ -103,22 +113,22 @@ def _list_filters(params: dict, ver: int) -> list[tuple[str, Any]]:
         conds.append(("description_contains",
                       params["description_contains"]))
     if params.get("sharded") is not None:
-        need(82, "sharded")
+        need(features.SHARDS, "sharded")
         conds.append(("sharded", api_utils.parse_bool(params["sharded"],
                                                       "sharded")))
     if params.get("parent_node") is not None:
-        need(83, "parent_node")
+        need(features.CHILD_NODES, "parent_node")
         conds.append(("parent_node", _parent_uuid(params["parent_node"])))
     include_children = False
     if params.get("include_children") is not None:
-        need(83, "include_children")
+        need(features.CHILD_NODES, "include_children")
         include_children = api_utils.parse_bool(params["include_children"],
                                                 "include_children")
     # Child nodes live inside their parent; plain lists leave them out.
     if not include_children and params.get("parent_node") is None:
         conds.append(("top_level", True))
     if params.get("conductor") is not None:
-        need(49, "conductor")
+        need(features.NODE_CONDUCTOR, "conductor")
     return conds
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import os_traits
 from pecan import rest
 
-from ironic.api import method
+from ironic.api import features, method
 from ironic.api.controllers.v1 import node as node_api
 from ironic.api.method import api_method, expose
 from ironic.common import exception
@@ -70,12 +70,12 @@ class TraitsController(_NodeSub):
     @api_method()
     def get_all(self):
         node = self._node("baremetal:node:traits:list")
-        if method.version() < 37:
+        if not features.TRAITS.available(method.version()):
             raise method.TooOld(406)
         return {"traits": node.load_traits()}
 
     @expose()
-    @api_method(min_version=37, status=204, too_old=405)
+    @api_method(features.TRAITS, status=204, too_old=405)
     def put(self, trait: str | None = None):
         node = self._node("baremetal:node:traits:set")
         node_api.check_not_locked(node)
@@ -90,7 +90,7 @@ class TraitsController(_NodeSub):
         node.add_trait(trait)
 
     @expose()
-    @api_method(min_version=37, status=204)
+    @api_method(features.TRAITS, status=204)
     def delete(self, trait: str | None = None):
         node = self._node("baremetal:node:traits:delete")
         node_api.check_not_locked(node)
@@ -121,10 +121,10 @@ class StatesController(_NodeSub):
             "target_provision_state": shown(node.target_provision_state,
                                             ver),
         }
-        if ver >= 12:
+        if features.RAID.available(ver):
             doc["raid_config"] = node.raid_config
             doc["target_raid_config"] = node.target_raid_config
-        if ver >= 75:
+        if features.BOOT_MODE.available(ver):
             doc["boot_mode"] = node.boot_mode
             doc["secure_boot"] = node.secure_boot
         return doc
@@ -175,7 +175,7 @@ class ChildrenController(_NodeSub):
     """UUIDs of the nodes whose parent_node is this node (1.83)."""
 
     @expose()
-    @api_method(min_version=83)
+    @api_method(features.CHILD_NODES)
     def get_all(self, **params):
         node = self._node("baremetal:node:list")
         params = dict(params, parent_node=node.uuid)

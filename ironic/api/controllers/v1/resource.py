@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Iterable, NamedTuple
 
-from ironic.api import method
+from ironic.api import features, method
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.common import exception, policy, utils
 from ironic.objects import node as node_obj
@@ -80,10 +80,11 @@ def check_names(spec: Spec, names: Iterable[str], ver: int,
                 f"1.{since} or newer.")
 
 
-def need_version(ver: int, minor: int, what: str) -> None:
-    if ver < minor:
+def need_version(ver: int, feature: features.Since, what: str) -> None:
+    """406 naming ``what`` when ``ver`` predates ``feature``."""
+    if not feature.available(ver):
         raise exception.NotAcceptable(
-            f"{what} needs API version 1.{minor} or newer.")
+            f"{what} needs API version {feature.version} or newer.")
 
 
 @dataclasses.dataclass
@@ -98,7 +99,7 @@ class ListArgs:
 def _parse_fields(spec: Spec, raw: str | None, ver: int) -> list[str] | None:
     if raw is None:
         return None
-    need_version(ver, 8, "The 'fields' parameter")
+    need_version(ver, features.FIELDS_SELECTION, "The 'fields' parameter")
     wanted = [f.strip() for f in raw.split(",") if f.strip()]
     check_names(spec, wanted, ver)
     return wanted
@@ -255,7 +256,8 @@ def find_node(ident: str, ver: int):
     if utils.is_uuid_like(ident):
         return Node.get(utils.normalize_uuid(ident))
     if utils.is_valid_logical_name(ident):
-        need_version(ver, 5, "Naming a node by its logical name")
+        need_version(ver, features.NODE_NAMES,
+                     "Naming a node by its logical name")
         return Node.get(ident)
     raise exception.NodeNotFound(node=ident)
 

@@ -1,0 +1,129 @@
+"""Named microversion features: kept in step with the version record,
+and the only way controllers speak of versions."""
+
+import ast
+import pathlib
+import re
+
+import pytest
+
+from ironic.api import features, method
+from ironic.api.controllers.v1 import event, node, node_actions, shard
+from ironic.api.controllers.v1 import versions as v
+from ironic.common import states
+
+ALL = features.all_features()
+
+
+def test_since_is_open_ended_from_its_minor():
+    f = features.Since(61)
+    assert not f.available(60)
+    assert f.available(61) and f.available(10_000)
+    assert f.minors == (61,)
+    assert f.version == "1.61"
+
+
+def test_since_with_until_ends_after_its_last_version():
+    f = features.Since(90, until=104)
+    assert [m for m in (89, 90, 104, 105) if f.available(m)] == [90, 104]
+    assert f.minors == (90, 105)
+
+
+@pytest.mark.parametrize("minor, until", [(0, None), (5, 4)])
+def test_since_refuses_an_empty_range(minor, until):
+    with pytest.raises(ValueError):
+        features.Since(minor, until=until)
+
+
+@pytest.mark.parametrize("name", sorted(ALL))
+def test_every_feature_is_recorded_where_it_changed(name):
+    f = ALL[name]
+    assert f.minor in v.HISTORY, name
+    assert f in v.HISTORY[f.minor].introduces, (
+        f"HISTORY[{f.minor}] does not list features.{name}")
+    if f.until is not None:
+        assert f.until + 1 in v.HISTORY, name
+        assert f in v.HISTORY[f.until + 1].removes, (
+            f"HISTORY[{f.until + 1}] does not list features.{name}")
+
+
+def test_history_names_only_features_of_the_module_at_their_version():
+    known = {id(f) for f in ALL.values()}
+    for minor, change in v.HISTORY.items():
+        for f in change.introduces:
+            assert id(f) in known and f.minor == minor, minor
+        for f in change.removes:
+            assert id(f) in known and f.until == minor - 1, minor
+
+
+def test_verbs_come_with_the_versions_of_the_state_machine():
+    assert {verb: f.minor for verb, f in
+            node_actions.VERB_FEATURES.items()} == states.VERB_SINCE
+
+
+def test_handlers_carry_their_bounds_and_status():
+    get_all = node.NodesController.get_all
+    assert (get_all.api_since, get_all.api_until, get_all.api_status) == \
+        (1, None, 200)
+    assert shard.ShardsController.get_all.api_since == 82
+    post = event.EventsController.post
+    assert (post.api_since, post.api_status) == (54, 204)
+
+
+def test_a_bounded_feature_sets_the_upper_bound():
+    handler = method.api_method(features.LLC_VTEP, status=201)(
+        lambda self: None)
+    assert (handler.api_since, handler.api_until, handler.api_status) == \
+        (90, 104, 201)
+
+
+def test_api_method_takes_one_feature():
+    with pytest.raises(TypeError):
+        method.api_method(features.VIFS, since=features.VIFS)
+
+
+# -- no bare numbers compared with versions in controllers -------------------
+
+_CONTROLLERS = pathlib.Path(features.__file__).parent / "controllers"
+#: Names that hold a microversion (``verb`` is not one).
+_VERSIONISH = re.compile(r"^(ver|version|minor|since|\w+_version|\w+_since)$",
+                         re.IGNORECASE)
+
+
+def _versionish(expr: ast.expr) -> bool:
+    if isinstance(expr, ast.Call):
+        expr = expr.func
+    if isinstance(expr, ast.Attribute):
+        return bool(_VERSIONISH.match(expr.attr))
+    return isinstance(expr, ast.Name) and bool(_VERSIONISH.match(expr.id))
+
+
+def _bare_version_comparisons(tree: ast.AST) -> list[int]:
+    found = []
+    for node_ in ast.walk(tree):
+        if not isinstance(node_, ast.Compare):
+            continue
+        operands = [node_.left, *node_.comparators]
+        has_number = any(isinstance(o, ast.Constant) and type(o.value) is int
+                         for o in operands)
+        if has_number and any(_versionish(o) for o in operands):
+            found.append(node_.lineno)
+    return found
+
+
+def test_the_scan_finds_bare_comparisons():
+    src = ("if ver >= 61: pass\nif method.version() < 12: pass\n"
+           "if 5 <= minor: pass\nif len(verb) > 3: pass\n"
+           "if features.RETIRED.available(ver): pass\n")
+    assert _bare_version_comparisons(ast.parse(src)) == [1, 2, 3]
+
+
+def test_controllers_compare_versions_only_through_features():
+    offenders = []
+    for path in sorted(_CONTROLLERS.rglob("*.py")):
+        for line in _bare_version_comparisons(ast.parse(path.read_text())):
+            offenders.append(f"{path.name}:{line}")
+    assert not offenders, (
+        "Compare versions through a named feature "
+        "(ironic.api.features, features.X.available(ver)): "
+        + ", ".join(offenders))
