@@ -193,13 +193,13 @@ def validate_create(body: dict, ver: int) -> dict:
     """The column values of a new allocation (and ``node`` to backfill)."""
     if "owner" in body and not features.ALLOCATION_OWNER.available(ver):
         raise exception.NotAcceptable(
-            f"The field 'owner' needs API version {features.ALLOCATION_OWNER.version} or "
-            f"newer.")
+            f"The field 'owner' needs API version "
+            f"{features.ALLOCATION_OWNER.version} or newer.")
     if "node" in body and \
             not features.ALLOCATION_BACKFILL.available(ver):
         raise exception.NotAcceptable(
-            f"The field 'node' needs API version {features.ALLOCATION_BACKFILL.version} or "
-            f"newer.")
+            f"The field 'node' needs API version "
+            f"{features.ALLOCATION_BACKFILL.version} or newer.")
     api_utils.validate(SCHEMA, body, "allocation")
     values = {k: v for k, v in body.items() if v is not None}
     _check_name(values.get("name"))
@@ -262,8 +262,8 @@ def _list_filters(params: dict, ver: int) -> list[tuple[str, Any]]:
     if params.get("owner") is not None:
         if not features.ALLOCATION_OWNER.available(ver):
             raise exception.NotAcceptable(
-                f"The 'owner' filter needs API version {features.ALLOCATION_OWNER.version} "
-                f"or newer.")
+                f"The 'owner' filter needs API version "
+                f"{features.ALLOCATION_OWNER.version} or newer.")
         conds.append(("owner", params["owner"]))
     project = _project_scope()
     if project is not None and not policy.allowed(

@@ -20,12 +20,14 @@ from ironic.common import driver_factory, exception, interface_catalog, policy
 from ironic.conf.default import INTERFACE_TYPES
 
 # The feature that shows each interface type in a driver's detail.
-_INTERFACE_SINCE = {kind: features.HARDWARE_TYPES for kind in INTERFACE_TYPES}
+_INTERFACE_SINCE = {kind: features.HARDWARE_TYPES
+                    for kind in INTERFACE_TYPES}
 _INTERFACE_SINCE.update(storage=features.STORAGE_INTERFACE,
                         rescue=features.RESCUE, bios=features.BIOS,
                         firmware=features.FIRMWARE)
 _BASE_SINCE = {"name": features.ALWAYS, "hosts": features.ALWAYS,
-               "links": features.ALWAYS, "properties": features.SUBRESOURCE_LINKS,
+               "links": features.ALWAYS,
+               "properties": features.SUBRESOURCE_LINKS,
                "type": features.HARDWARE_TYPES}
 
 

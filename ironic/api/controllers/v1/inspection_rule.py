@@ -34,7 +34,7 @@ _EDITABLE = ("description", "priority", "sensitive", "phase", "conditions",
 SPEC = resource.Spec(
     singular="inspection rule", collection="inspection_rules",
     obj_cls=InspectionRule,
-    api_fields={"links": features.INSPECTION_RULES.minor},
+    api_fields={"links": features.INSPECTION_RULES},
     default_fields=("uuid", "description", "priority", "phase", "links"))
 
 

@@ -119,8 +119,9 @@ class HistoryController(node_sub._NodeSub):
 
     @staticmethod
     def _known(ver: int) -> tuple:
-        return tuple(f for f in _HISTORY_FIELDS
-                     if _HISTORY_SINCE.get(f, features.NODE_HISTORY).available(ver))
+        return tuple(
+            f for f in _HISTORY_FIELDS
+            if _HISTORY_SINCE.get(f, features.NODE_HISTORY).available(ver))
 
     @expose()
     @api_method(features.NODE_HISTORY)

@@ -22,7 +22,9 @@ from ironic.objects.portgroup import Portgroup
 
 SPEC = resource.Spec(
     singular="port", collection="ports", obj_cls=Port,
-    api_fields={"node_uuid": 1, "portgroup_uuid": 24, "links": 1},
+    api_fields={"node_uuid": features.ALWAYS,
+                "portgroup_uuid": features.PORTGROUP_SUBRESOURCES,
+                "links": features.ALWAYS},
     default_fields=("uuid", "address"),
     sources={"node_uuid": "node_id", "portgroup_uuid": "portgroup_id"})
 
@@ -33,7 +35,6 @@ _PATCHABLE = {
     "available_for_dynamic_portgroup",
 }
 _CREATABLE = _PATCHABLE | {"uuid"}
-# From 1.94 a port may name its node by name, in ``node_uuid`` or here.
 _FILTERS = ("node", "node_uuid", "address", "portgroup", "shard",
             "conductor_groups")
 _NULLABLE_TEXT = {"type": ["string", "null"]}
@@ -132,8 +133,8 @@ def _node_ref(doc: dict, ver: int):
     if ident is None:
         raise exception.MissingParameterValue(
             err="A port needs the node it belongs to (node_uuid).")
-    return resource.node_for_body(ident,
-                                  allow_name=features.PORT_NODE_NAME.available(ver))
+    return resource.node_for_body(
+        ident, allow_name=features.PORT_NODE_NAME.available(ver))
 
 
 def _portgroup_ref(pg_uuid: str | None, node_id: int) -> Portgroup | None:
@@ -310,7 +311,7 @@ class PortsController(api_utils.ItemLookup, rest.RestController):
         pg_ident = self.portgroup_ident or params.get("portgroup")
         if pg_ident:
             resource.need_version(ver, features.PORTGROUP_SUBRESOURCES,
-                                   "The 'portgroup' filter")
+                                  "The 'portgroup' filter")
             conds.append(("portgroup_id", Portgroup.get(pg_ident).id))
         if params.get("address"):
             addr = params["address"]
@@ -320,13 +321,13 @@ class PortsController(api_utils.ItemLookup, rest.RestController):
             conds.append(("address", utils.normalize_mac(addr)))
         if params.get("shard"):
             resource.need_version(ver, features.SHARDS,
-                                   "The 'shard' filter")
+                                  "The 'shard' filter")
             shards = [x.strip() for x in params["shard"].split(",")
                       if x.strip()]
             conds.append(("node.shard", shards))
         if params.get("conductor_groups"):
             resource.need_version(ver, features.CONDUCTOR_GROUPS_FILTER,
-                                   "The 'conductor_groups' filter")
+                                  "The 'conductor_groups' filter")
             groups = _conductor_groups(params["conductor_groups"])
             conds.append(("node.conductor_group", groups))
         return conds

@@ -23,7 +23,9 @@ from ironic.objects.portgroup import Portgroup
 
 SPEC = resource.Spec(
     singular="portgroup", collection="portgroups", obj_cls=Portgroup,
-    api_fields={"node_uuid": 23, "links": 23, "ports": 24},
+    api_fields={"node_uuid": features.PORTGROUPS,
+                "links": features.PORTGROUPS,
+                "ports": features.PORTGROUP_SUBRESOURCES},
     default_fields=("uuid", "address", "name"),
     sources={"node_uuid": "node_id"})
 
@@ -169,13 +171,13 @@ class PortgroupsController(rest.RestController):
                           if utils.is_valid_mac(addr) else addr))
         if params.get("shard"):
             resource.need_version(ver, features.PORTGROUP_SHARD_FILTER,
-                                   "The 'shard' filter")
+                                  "The 'shard' filter")
             shards = [x.strip() for x in params["shard"].split(",")
                       if x.strip()]
             conds.append(("node.shard", shards))
         if params.get("conductor_groups"):
             resource.need_version(ver, features.CONDUCTOR_GROUPS_FILTER,
-                                   "The 'conductor_groups' filter")
+                                  "The 'conductor_groups' filter")
             groups = [g.strip().lower()
                       for g in params["conductor_groups"].split(",")
                       if g.strip()]

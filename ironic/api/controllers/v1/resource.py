@@ -30,15 +30,15 @@ class Spec:
     singular: str
     collection: str
     obj_cls: type
-    #: API-only fields (not columns) -> minor version that added them.
-    api_fields: dict[str, int]
+    #: API-only fields (not columns) -> the feature that added each.
+    api_fields: dict[str, features.Since]
     default_fields: tuple[str, ...]
     #: API field -> column holding the data it is rendered from.
     sources: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def since(self, name: str) -> int | None:
         if name in self.api_fields:
-            return self.api_fields[name]
+            return self.api_fields[name].minor
         field = self.obj_cls.fields.get(name)
         return field.since if field else None
 

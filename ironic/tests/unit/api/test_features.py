@@ -8,9 +8,19 @@ import re
 import pytest
 
 from ironic.api import features, method
-from ironic.api.controllers.v1 import event, node, node_actions, shard
+from ironic.api.controllers.v1 import (
+    chassis,
+    event,
+    inspection_rule,
+    node,
+    node_actions,
+    port,
+    portgroup,
+    shard,
+)
 from ironic.api.controllers.v1 import versions as v
 from ironic.common import states
+from ironic.objects.node import Node
 
 ALL = features.all_features()
 
@@ -54,6 +64,20 @@ def test_history_names_only_features_of_the_module_at_their_version():
             assert id(f) in known and f.minor == minor, minor
         for f in change.removes:
             assert id(f) in known and f.until == minor - 1, minor
+
+
+@pytest.mark.parametrize("spec", [chassis.SPEC, port.SPEC, portgroup.SPEC,
+                                  inspection_rule.SPEC],
+                         ids=lambda spec: spec.singular)
+def test_resource_fields_appear_at_recorded_versions(spec):
+    for name in spec.known():
+        assert spec.since(name) in v.HISTORY, (spec.singular, name)
+
+
+def test_node_fields_appear_at_recorded_versions():
+    for name in Node.fields:
+        since = node.field_since(name)
+        assert since is None or since in v.HISTORY, name
 
 
 def test_verbs_come_with_the_versions_of_the_state_machine():
