@@ -11,6 +11,7 @@ that introduced it, and a unit test keeps the two in step.
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -158,6 +159,13 @@ AGENT_VERIFY_CA = Since(68)
 AGENT_STATUS = Since(72)
 CONTINUE_INSPECTION = Since(84)
 AUTO_DISCOVERY = Since(84)
+
+
+@functools.cache
+def of_field(minor: int) -> Since:
+    """The feature of a field its object declares by number (``since``):
+    the field exists from that minor version on."""
+    return Since(minor)
 
 
 def all_features() -> dict[str, Since]:

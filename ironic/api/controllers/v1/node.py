@@ -101,13 +101,30 @@ _NODE_SCHEMA: dict[str, Any] = {
 }
 
 
+def field_feature(name: str) -> features.Since | None:
+    """The feature that introduced the node field ``name`` (None: no such
+    field)."""
+    if name in _RELATION_SINCE:
+        return _RELATION_SINCE[name]
+    field = Node.fields.get(name)
+    if field is None or field.since is None:
+        return None
+    return features.of_field(field.since)
+
+
 def field_since(name: str) -> int | None:
     """Minor version that introduced the node field ``name`` (None: no
     such field)."""
-    if name in _RELATION_SINCE:
-        return _RELATION_SINCE[name].minor
-    field = Node.fields.get(name)
-    return field.since if field else None
+    feature = field_feature(name)
+    return feature.minor if feature else None
+
+
+def _too_new(name: str, ver: int) -> features.Since | None:
+    """The feature a field of a request needs, when ``ver`` predates it."""
+    feature = field_feature(name)
+    if feature is None or feature.available(ver):
+        return None
+    return feature
 
 
 def visible_fields(ver: int) -> list[str]:
@@ -120,7 +137,8 @@ def _visible_fields(ver: int) -> tuple[str, ...]:
     # (traits is both an object field and a relation: listed once.)
     return tuple(dict.fromkeys(
         n for n in list(Node.fields) + list(_RELATION_SINCE)
-        if n not in HIDDEN_FIELDS and (field_since(n) or 999) <= ver))
+        if n not in HIDDEN_FIELDS and field_feature(n) is not None
+        and field_feature(n).available(ver)))
 
 
 def check_fields_version(fields: str | None, ver: int) -> None:
@@ -128,10 +146,11 @@ def check_fields_version(fields: str | None, ver: int) -> None:
     if not fields:
         return
     for name in (f.strip() for f in fields.split(",")):
-        since = field_since(name)
-        if since is not None and since > ver and name not in HIDDEN_FIELDS:
+        since = _too_new(name, ver)
+        if since is not None and name not in HIDDEN_FIELDS:
             raise exception.NotAcceptable(
-                f"The field '{name}' needs API version 1.{since} or newer.")
+                f"The field '{name}' needs API version {since.version} or "
+                f"newer.")
 
 
 def parse_node_fields(fields: str | None, ver: int) -> list[str] | None:
@@ -406,10 +425,11 @@ def _related(names: tuple[str, ...], traits_loaded: bool) -> frozenset[str]:
 
 def _check_versions(doc: dict, ver: int) -> None:
     for name in doc:
-        since = field_since(name)
-        if since is not None and since > ver:
+        since = _too_new(name, ver)
+        if since is not None:
             raise exception.NotAcceptable(
-                f"The field '{name}' needs API version 1.{since} or newer.")
+                f"The field '{name}' needs API version {since.version} or "
+                f"newer.")
 
 
 def _check_driver(values: dict, given: set[str]) -> None:
@@ -498,10 +518,11 @@ def _check_patch_versions(patch: list, ver: int) -> None:
         if not isinstance(path, str) or not path.startswith("/"):
             continue
         root = path.split("/")[1]
-        since = field_since(root)
-        if since is not None and since > ver and root not in HIDDEN_FIELDS:
+        since = _too_new(root, ver)
+        if since is not None and root not in HIDDEN_FIELDS:
             raise exception.NotAcceptable(
-                f"The field '{root}' needs API version 1.{since} or newer.")
+                f"The field '{root}' needs API version {since.version} or "
+                f"newer.")
 
 
 def _patched_values(node: Node, patch: list, ver: int
@@ -512,7 +533,8 @@ def _patched_values(node: Node, patch: list, ver: int
     # Secrets are masked in the API view; patch the real values.
     for key in ("driver_info", "instance_info"):
         current[key] = copy.deepcopy(getattr(node, key))
-    patchable = {f for f in _PATCHABLE if (field_since(f) or 1) <= ver}
+    patchable = {f for f in _PATCHABLE
+                 if (field_feature(f) or features.ALWAYS).available(ver)}
     patched = api_utils.apply_patch(
         current, patch, read_only=set(fields) - _PATCHABLE,
         required=_REQUIRED, allowed_roots=patchable)

@@ -13,7 +13,7 @@ from ironic.api.controllers.v1.node import (
     HIDDEN_FIELDS,
     Relations,
     columns_for,
-    field_since,
+    field_feature,
     node_uuid_of,
     node_views,
     parse_node_fields,
@@ -142,10 +142,12 @@ _UNSORTABLE = {"driver_info", "driver_internal_info", "instance_info",
 def _sort_key(key: str | None, ver: int) -> str:
     if not key or key == "id":
         return "id"
-    since = field_since(key)
-    if since is not None and since > ver and key not in HIDDEN_FIELDS:
+    since = field_feature(key)
+    if since is not None and not since.available(ver) and \
+            key not in HIDDEN_FIELDS:
         raise exception.NotAcceptable(
-            f"Sorting by '{key}' needs API version 1.{since} or newer.")
+            f"Sorting by '{key}' needs API version {since.version} or "
+            f"newer.")
     if key not in Node.fields or key in _UNSORTABLE or key in HIDDEN_FIELDS:
         raise exception.InvalidParameterValue(
             err=f"The sort_key value \"{key}\" is an invalid field for "
@@ -183,7 +185,8 @@ def list_nodes(params: dict[str, Any], *, detail: bool,
                 "request.")
     if fields is None:
         fields = allowed if detail else [
-            f for f in DEFAULT_LIST_FIELDS if field_since(f) <= ver]
+            f for f in DEFAULT_LIST_FIELDS
+            if field_feature(f).available(ver)]
     fields = with_links(fields)
     limit = api_utils.parse_limit(params.get("limit"))
     sort_key = _sort_key(params.get("sort_key"), ver)

@@ -36,18 +36,27 @@ class Spec:
     #: API field -> column holding the data it is rendered from.
     sources: dict[str, str] = dataclasses.field(default_factory=dict)
 
-    def since(self, name: str) -> int | None:
+    def feature(self, name: str) -> features.Since | None:
+        """The feature that introduced field ``name`` (None: no such
+        field)."""
         if name in self.api_fields:
-            return self.api_fields[name].minor
+            return self.api_fields[name]
         field = self.obj_cls.fields.get(name)
-        return field.since if field else None
+        if field is None or field.since is None:
+            return None
+        return features.of_field(field.since)
+
+    def since(self, name: str) -> int | None:
+        """Minor version that introduced field ``name``."""
+        feature = self.feature(name)
+        return feature.minor if feature else None
 
     def known(self) -> list[str]:
         names = list(self.obj_cls.fields) + list(self.api_fields)
-        return [n for n in names if self.since(n) is not None]
+        return [n for n in names if self.feature(n) is not None]
 
     def visible(self, ver: int) -> list[str]:
-        return [n for n in self.known() if self.since(n) <= ver]
+        return [n for n in self.known() if self.feature(n).available(ver)]
 
     def columns_for(self, fields: Iterable[str]) -> list[str]:
         """Database columns needed to render ``fields``."""
@@ -73,11 +82,11 @@ def check_names(spec: Spec, names: Iterable[str], ver: int,
             err=f"Unknown {what}(s) for {spec.singular}: "
                 f"{', '.join(sorted(unknown))}")
     for name in names:
-        since = spec.since(name)
-        if since > ver:
+        since = spec.feature(name)
+        if not since.available(ver):
             raise exception.NotAcceptable(
                 f"The {what} '{name}' of {spec.singular} needs API version "
-                f"1.{since} or newer.")
+                f"{since.version} or newer.")
 
 
 def need_version(ver: int, feature: features.Since, what: str) -> None:
@@ -139,7 +148,8 @@ def list_args(spec: Spec, params: dict[str, Any], *, detail: bool,
                 "request.")
     if fields is None:
         fields = spec.visible(ver) if detail else [
-            f for f in spec.default_fields if spec.since(f) <= ver]
+            f for f in spec.default_fields
+            if spec.feature(f).available(ver)]
     if "links" not in fields:
         # The API always links each item, whatever fields were asked for.
         fields = fields + ["links"]
