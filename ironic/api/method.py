@@ -48,6 +48,15 @@ def version() -> int:
     return _current.environ[version_mw.ENV_KEY]
 
 
+def check_bound() -> None:
+    """In a handler declared ``late``: refuse the request here if its
+    version is outside the handler's bound."""
+    refusal = getattr(_current, "refusal", None)
+    if refusal is not None:
+        _current.refusal = None
+        raise refusal
+
+
 def context() -> RequestContext:
     return _current.environ[auth_mw.ENV_KEY]
 
@@ -139,8 +148,8 @@ class TooOld(exception.IronicException):
 
 def api_method(feature: features.Since | None = None, *,
                since: features.Since | None = None, status: int = 200,
-               too_old: int = 404,
-               too_old_message: str | None = None) -> Callable:
+               too_old: int = 404, too_old_message: str | None = None,
+               late: bool = False) -> Callable:
     """Wrap a pecan handler, served where ``feature`` (or ``since``) is
     available; unbounded when neither is given.
 
@@ -149,6 +158,10 @@ def api_method(feature: features.Since | None = None, *,
     otherwise (405 for the writes of some later resources, 406), with
     ``too_old_message`` when it says more than "not found". After a
     feature's last version (``until``) the answer is 404.
+
+    ``late``: the handler refuses an older version itself, by calling
+    ``check_bound()`` once the lookups and authorization that the public
+    API answers first are done (406 only for a node that exists).
 
     The wrapped handler carries its bounds and status for readers of the
     API's shape: ``api_since`` (lowest minor, 1 when unbounded),
@@ -166,17 +179,28 @@ def api_method(feature: features.Since | None = None, *,
         def handler(*args, **kwargs):
             resp = pecan.response
             ver = version()
+            refusal = None
             if ver < min_version:
-                return _as_response(TooOld(too_old, too_old_message))
-            if max_version is not None and ver > max_version:
-                return _as_response(exception.NotFound())
+                refusal = TooOld(too_old, too_old_message)
+            elif max_version is not None and ver > max_version:
+                refusal = exception.NotFound()
+            if refusal is not None and not late:
+                return _as_response(refusal)
             mismatch = _bad_arguments(signature, args, kwargs)
             if mismatch is not None:
                 return _as_response(mismatch)
+            if late:
+                _current.refusal = refusal
             try:
                 result = func(*args, **kwargs)
+                if late and _current.refusal is not None:
+                    # The handler never checked: the bound still holds.
+                    raise _current.refusal
             except Exception as e:  # noqa: BLE001 - mapped to the API
                 return _as_response(e)
+            finally:
+                if late:
+                    _current.refusal = None
             resp.status = 202 if result is ACCEPTED else status
             if result is None or result is ACCEPTED or status == 204:
                 # Returned as the response itself: pecan would otherwise

@@ -155,16 +155,16 @@ class RaidController(rest.RestController):
         self.driver_name = driver_name
 
     @expose()
-    @api_method()
+    # Like states/raid, this answered 406 to older versions (once
+    # authorized).
+    @api_method(features.RAID, too_old=406, late=True,
+                too_old_message="RAID logical disk properties need API "
+                                "version 1.12 or newer.")
     def logical_disk_properties(self):
         policy.authorize(
             "baremetal:driver:get_raid_logical_disk_properties",
             method.context())
-        # Like states/raid, this answered 406 to older versions.
-        if not features.RAID.available(method.version()):
-            raise exception.NotAcceptable(
-                "RAID logical disk properties need API version 1.12 or "
-                "newer.")
+        method.check_bound()
         hw = interface_catalog.live().get(self.driver_name)
         raid = hw.defaults.get("raid")
         iface = driver_factory.interface_instance("raid", raid) \

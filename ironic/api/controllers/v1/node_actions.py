@@ -345,15 +345,14 @@ class StatesController(node_sub.StatesController):
 
 
     @expose()
-    @api_method(status=204)
+    # Unlike most newer endpoints, this one answered 406 (not 404) to
+    # older versions from the start, once the node is found.
+    @api_method(features.RAID, status=204, too_old=406, late=True,
+                too_old_message="Setting the target RAID configuration "
+                                "needs API version 1.12 or newer.")
     def put_raid(self):
         node = self._node("baremetal:node:set_raid_state")
-        # Unlike most newer endpoints, this one answered 406 (not 404) to
-        # older versions from the start.
-        if not features.RAID.available(method.version()):
-            raise exception.NotAcceptable(
-                "Setting the target RAID configuration needs API version "
-                "1.12 or newer.")
+        method.check_bound()
         body = method.json_body()
         try:
             rpcapi.get_api().set_target_raid_config(method.context(), node,

@@ -67,11 +67,10 @@ class TraitsController(_NodeSub):
     # Before 1.37 a GET is "not acceptable" (once the node is found) and
     # a PUT "not allowed", as the reference answers; a DELETE not found.
     @expose()
-    @api_method()
+    @api_method(features.TRAITS, too_old=406, late=True)
     def get_all(self):
         node = self._node("baremetal:node:traits:list")
-        if not features.TRAITS.available(method.version()):
-            raise method.TooOld(406)
+        method.check_bound()
         return {"traits": node.load_traits()}
 
     @expose()

@@ -10,10 +10,12 @@ import pytest
 from ironic.api import features, method
 from ironic.api.controllers.v1 import (
     chassis,
+    driver,
     event,
     inspection_rule,
     node,
     node_actions,
+    node_sub,
     port,
     portgroup,
     shard,
@@ -99,6 +101,15 @@ def test_a_bounded_feature_sets_the_upper_bound():
         lambda self: None)
     assert (handler.api_since, handler.api_until, handler.api_status) == \
         (90, 104, 201)
+
+
+@pytest.mark.parametrize("handler, since", [
+    (driver.RaidController.logical_disk_properties, 12),
+    (node_actions.StatesController.put_raid, 12),
+    (node_sub.TraitsController.get_all, 37),
+])
+def test_late_handlers_declare_their_bound_too(handler, since):
+    assert handler.api_since == since
 
 
 def test_api_method_takes_one_feature():
