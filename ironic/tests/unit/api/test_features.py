@@ -5,7 +5,10 @@ import ast
 import pathlib
 import re
 
+import pecan
 import pytest
+import webob
+from pecan import rest
 
 from ironic.api import features, method
 from ironic.api.controllers.v1 import (
@@ -21,7 +24,8 @@ from ironic.api.controllers.v1 import (
     shard,
 )
 from ironic.api.controllers.v1 import versions as v
-from ironic.common import states
+from ironic.api.middleware import version as version_mw
+from ironic.common import exception, states
 from ironic.objects.node import Node
 
 ALL = features.all_features()
@@ -177,3 +181,52 @@ def test_the_api_compares_versions_only_through_features():
         "Compare versions through a named feature "
         "(ironic.api.features, features.X.available(ver)): "
         + ", ".join(offenders))
+
+
+# -- late bounds ---------------------------------------------------------------
+
+class _Late(rest.RestController):
+    """A resource from 1.12 whose handler checks its bound itself."""
+
+    @method.expose()
+    @method.api_method(features.Since(12), too_old=406, late=True)
+    def get_all(self, **params):
+        check = params.get("check")
+        if check == "missing":
+            raise exception.NotFound()
+        if check == "yes":
+            method.check_bound()
+        return {"ok": True}
+
+
+class _LateRoot:
+    late = _Late()
+
+
+def _late_app():
+    app = pecan.make_app(_LateRoot())
+
+    def bound(environ, start_response):
+        environ[version_mw.ENV_KEY] = int(environ["HTTP_X_MINOR"])
+        method.bind_request(environ)
+        try:
+            return app(environ, start_response)
+        finally:
+            method.bind_request(None)
+    return bound
+
+
+@pytest.mark.parametrize("minor, check, status", [
+    (12, "yes", 200), (11, "yes", 406),
+    # What the handler answers first wins over the version.
+    (11, "missing", 404),
+    # A handler that never checks still does not serve an older version.
+    (11, "no", 406), (12, "no", 200),
+])
+def test_a_late_bound_is_checked_where_the_handler_says(minor, check, status):
+    req = webob.Request.blank(f"/late?check={check}",
+                              headers={"X-Minor": str(minor)})
+    resp = req.get_response(_late_app())
+    assert resp.status_int == status, resp.body
+    if status == 200:
+        assert resp.json == {"ok": True}
