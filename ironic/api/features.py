@@ -1,11 +1,12 @@
 """Named microversion features: what each part of the API needs.
 
-A controller asks ``features.RETIRED.available(ver)`` instead of comparing
+A controller asks ``features.RESCUE.available(ver)`` instead of comparing
 the request's minor version with a number, and a handler is bounded with
 ``@api_method(features.RUNBOOKS)``. Each feature names the minor version
 that introduced it (and, for the few later removed, the last version that
 still has it); ``versions.HISTORY`` lists every feature under the version
-that introduced it, and a unit test keeps the two in step.
+that introduced it (and the one that removed it), and unit tests keep the
+two in step and find version comparisons written anywhere else.
 """
 
 from __future__ import annotations
@@ -49,9 +50,9 @@ class Since:
 
 #: Every version has it (the handler is not bounded).
 ALWAYS = Since(1)
-#: The base version only: a request without a version header. Some
-#: endpoints keep an older form there (continue_inspection's Inspector
-#: answer).
+#: The base version 1.1 only, which a request without a version header
+#: gets: some endpoints keep an older form there (continue_inspection's
+#: Inspector answer).
 BASE_VERSION = Since(1, until=1)
 
 # Nodes: states and identifiers.
