@@ -20,7 +20,7 @@ import orjson
 import pecan
 import webob
 
-from ironic.api import body
+from ironic.api import body, features
 from ironic.api.middleware import auth as auth_mw
 from ironic.api.middleware import errors as errors_mw
 from ironic.api.middleware import request_limits
@@ -46,6 +46,15 @@ def bind_request(environ: dict | None) -> None:
 def version() -> int:
     """Minor number of the microversion this request negotiated."""
     return _current.environ[version_mw.ENV_KEY]
+
+
+def check_bound() -> None:
+    """In a handler declared ``late``: refuse the request here if its
+    version is outside the handler's bound."""
+    refusal = getattr(_current, "refusal", None)
+    if refusal is not None:
+        _current.refusal = None
+        raise refusal
 
 
 def context() -> RequestContext:
@@ -137,16 +146,31 @@ class TooOld(exception.IronicException):
         super().__init__(message or self._messages[code])
 
 
-def api_method(min_version: int = 1, max_version: int | None = None,
-               status: int = 200, too_old: int = 404,
-               too_old_message: str | None = None) -> Callable:
-    """Wrap a pecan handler.
+def api_method(feature: features.Since | None = None, *,
+               since: features.Since | None = None, status: int = 200,
+               too_old: int = 404, too_old_message: str | None = None,
+               late: bool = False) -> Callable:
+    """Wrap a pecan handler, served where ``feature`` (or ``since``) is
+    available; unbounded when neither is given.
 
-    Below ``min_version`` the resource does not exist for the caller: 404
-    as the Bare Metal API answers most often, or ``too_old`` where it
-    answers otherwise (405 for the writes of some later resources, 406),
-    with ``too_old_message`` when it says more than "not found".
+    Before the feature the resource does not exist for the caller: 404 as
+    the Bare Metal API answers most often, or ``too_old`` where it answers
+    otherwise (405 for the writes of some later resources, 406), with
+    ``too_old_message`` when it says more than "not found". After a
+    feature's last version (``until``) the answer is 404.
+
+    ``late``: the handler refuses an older version itself, by calling
+    ``check_bound()`` once the lookups and authorization that the public
+    API answers first are done (406 only for a node that exists).
+
+    The wrapped handler carries its bounds and status for readers of the
+    API's shape: ``api_since`` (lowest minor, 1 when unbounded),
+    ``api_until`` (highest minor, None when open) and ``api_status``.
     """
+    if feature is not None and since is not None:
+        raise TypeError("api_method takes one feature, not two")
+    bound = feature or since or features.ALWAYS
+    min_version, max_version = bound.minor, bound.until
 
     def decorate(func: Callable) -> Callable:
         signature = inspect.signature(func)
@@ -155,17 +179,28 @@ def api_method(min_version: int = 1, max_version: int | None = None,
         def handler(*args, **kwargs):
             resp = pecan.response
             ver = version()
+            refusal: Exception | None = None
             if ver < min_version:
-                return _as_response(TooOld(too_old, too_old_message))
-            if max_version is not None and ver > max_version:
-                return _as_response(exception.NotFound())
+                refusal = TooOld(too_old, too_old_message)
+            elif max_version is not None and ver > max_version:
+                refusal = exception.NotFound()
+            if refusal is not None and not late:
+                return _as_response(refusal)
             mismatch = _bad_arguments(signature, args, kwargs)
             if mismatch is not None:
                 return _as_response(mismatch)
+            if late:
+                _current.refusal = refusal
             try:
                 result = func(*args, **kwargs)
+                if late and _current.refusal is not None:
+                    # The handler never checked: the bound still holds.
+                    raise _current.refusal
             except Exception as e:  # noqa: BLE001 - mapped to the API
                 return _as_response(e)
+            finally:
+                if late:
+                    _current.refusal = None
             resp.status = 202 if result is ACCEPTED else status
             if result is None or result is ACCEPTED or status == 204:
                 # Returned as the response itself: pecan would otherwise
@@ -183,6 +218,9 @@ def api_method(min_version: int = 1, max_version: int | None = None,
         # every request, and finds it here without drilling through the
         # wrapper's closure, a third of the routing work of a GET.
         handler.__signature__ = signature
+        handler.api_since = min_version
+        handler.api_until = max_version
+        handler.api_status = status
         return handler
     return decorate
 

@@ -21,11 +21,10 @@ from __future__ import annotations
 from typing import Callable, Iterable
 from urllib.parse import unquote_to_bytes
 
+from ironic.api import features
 from ironic.api.middleware import version as version_mw
 from ironic.api.middleware.errors import error_app_response
 
-#: The first microversion where ``.json`` belongs to the name.
-JSON_SUFFIX_IS_NAME = 91
 _SUFFIX = ".json"
 #: The first segments of ``/v1`` paths (checked against the routes by a
 #: unit test): others are not ours to rewrite.
@@ -42,7 +41,8 @@ def _first_segment(path: str) -> str:
 
 def canonical(path: str, ver: int) -> str:
     """``path`` as the routes spell it, for a request at 1.``ver``."""
-    if ver < JSON_SUFFIX_IS_NAME and path.rstrip("/").endswith(_SUFFIX):
+    if not features.JSON_SUFFIX_IS_NAME.available(ver) and \
+            path.rstrip("/").endswith(_SUFFIX):
         head, _, tail = path.rpartition(_SUFFIX)
         path = head + tail
     if _first_segment(path) in V1_ROOTS:

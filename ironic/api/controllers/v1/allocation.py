@@ -18,7 +18,7 @@ from typing import Any
 import pecan
 from pecan import rest
 
-from ironic.api import method
+from ironic.api import features, method
 from ironic.api.controllers.v1 import node as node_api
 from ironic.api.controllers.v1 import node_sub
 from ironic.api.controllers.v1 import utils as api_utils
@@ -31,16 +31,13 @@ from ironic.objects.allocation import Allocation
 from ironic.objects.base import uuids_for_ids
 from ironic.objects.node import Node
 
-MIN_VERSION = 52
-UPDATE_VERSION = 57
-BACKFILL_VERSION = 58
-OWNER_VERSION = 60
-
 # API fields and the minor version that shows each.
-_FIELDS = {"uuid": 52, "name": 52, "node_uuid": 52, "state": 52,
-           "last_error": 52, "resource_class": 52, "traits": 52,
-           "candidate_nodes": 52, "extra": 52, "owner": 60,
-           "created_at": 52, "updated_at": 52, "links": 52}
+_FIELDS = {name: features.ALLOCATIONS for name in (
+    "uuid", "name", "node_uuid", "state", "last_error", "resource_class",
+    "traits", "candidate_nodes", "extra")}
+_FIELDS.update(owner=features.ALLOCATION_OWNER,
+               created_at=features.ALLOCATIONS,
+               updated_at=features.ALLOCATIONS, links=features.ALLOCATIONS)
 _SORT_KEYS = {"id", "uuid", "name", "state", "resource_class", "owner",
               "created_at", "updated_at"}
 _LIST_PARAMS = {"node", "resource_class", "state", "owner", "fields",
@@ -72,7 +69,7 @@ _PATCH_SCHEMA: dict[str, Any] = {
 
 
 def _visible(ver: int) -> list[str]:
-    return [f for f, since in _FIELDS.items() if since <= ver]
+    return [f for f, since in _FIELDS.items() if since.available(ver)]
 
 
 def _iso(value: Any) -> str | None:
@@ -194,14 +191,15 @@ def _backfill_node(ident: str, values: dict) -> dict:
 
 def validate_create(body: dict, ver: int) -> dict:
     """The column values of a new allocation (and ``node`` to backfill)."""
-    if "owner" in body and ver < OWNER_VERSION:
+    if "owner" in body and not features.ALLOCATION_OWNER.available(ver):
         raise exception.NotAcceptable(
-            f"The field 'owner' needs API version 1.{OWNER_VERSION} or "
-            f"newer.")
-    if "node" in body and ver < BACKFILL_VERSION:
+            f"The field 'owner' needs API version "
+            f"{features.ALLOCATION_OWNER.version} or newer.")
+    if "node" in body and \
+            not features.ALLOCATION_BACKFILL.available(ver):
         raise exception.NotAcceptable(
-            f"The field 'node' needs API version 1.{BACKFILL_VERSION} or "
-            f"newer.")
+            f"The field 'node' needs API version "
+            f"{features.ALLOCATION_BACKFILL.version} or newer.")
     api_utils.validate(SCHEMA, body, "allocation")
     values = {k: v for k, v in body.items() if v is not None}
     _check_name(values.get("name"))
@@ -262,10 +260,10 @@ def _list_filters(params: dict, ver: int) -> list[tuple[str, Any]]:
                     f"{', '.join(alloc_obj.STATES)}.")
         conds.append(("state", params["state"]))
     if params.get("owner") is not None:
-        if ver < OWNER_VERSION:
+        if not features.ALLOCATION_OWNER.available(ver):
             raise exception.NotAcceptable(
-                f"The 'owner' filter needs API version 1.{OWNER_VERSION} "
-                f"or newer.")
+                f"The 'owner' filter needs API version "
+                f"{features.ALLOCATION_OWNER.version} or newer.")
         conds.append(("owner", params["owner"]))
     project = _project_scope()
     if project is not None and not policy.allowed(
@@ -276,7 +274,8 @@ def _list_filters(params: dict, ver: int) -> list[tuple[str, Any]]:
 
 def _sort_key(key: str | None, ver: int) -> str:
     key = key or "id"
-    if key not in _SORT_KEYS or (key in _FIELDS and _FIELDS[key] > ver):
+    if key not in _SORT_KEYS or \
+            not _FIELDS.get(key, features.ALWAYS).available(ver):
         raise exception.InvalidParameterValue(
             err=f"The sort_key value \"{key}\" is an invalid field for "
                 f"sorting")
@@ -325,13 +324,13 @@ _TOO_OLD = "The API version does not allow allocations"
 
 class AllocationsController(api_utils.ItemLookup, rest.RestController):
     @expose()
-    @api_method(min_version=MIN_VERSION, too_old_message=_TOO_OLD)
+    @api_method(features.ALLOCATIONS, too_old_message=_TOO_OLD)
     def get_all(self, **params):
         _authorize("list", _project_scope())
         return list_allocations(params, method.version())
 
     @expose()
-    @api_method(min_version=MIN_VERSION, too_old_message=_TOO_OLD)
+    @api_method(features.ALLOCATIONS, too_old_message=_TOO_OLD)
     def get_one(self, ident, **params):
         alloc = get_allocation(ident)
         _check_owner_visible(alloc)
@@ -339,7 +338,7 @@ class AllocationsController(api_utils.ItemLookup, rest.RestController):
         return _show(alloc, params, method.version())
 
     @expose()
-    @api_method(min_version=MIN_VERSION, status=201, too_old=405,
+    @api_method(features.ALLOCATIONS, status=201, too_old=405,
                 too_old_message=_TOO_OLD)
     def post(self):
         ver = method.version()
@@ -355,7 +354,7 @@ class AllocationsController(api_utils.ItemLookup, rest.RestController):
         return views([_from_reply(saved)], _visible(ver))[0]
 
     @expose()
-    @api_method(min_version=UPDATE_VERSION, too_old=405,
+    @api_method(features.ALLOCATION_UPDATE, too_old=405,
                 too_old_message="The API version does not allow updating "
                                 "allocations")
     def patch(self, ident):
@@ -381,7 +380,7 @@ class AllocationsController(api_utils.ItemLookup, rest.RestController):
         return views([alloc], _visible(ver))[0]
 
     @expose()
-    @api_method(min_version=MIN_VERSION, status=204, too_old=405,
+    @api_method(features.ALLOCATIONS, status=204, too_old=405,
                 too_old_message=_TOO_OLD)
     def delete(self, ident):
         alloc = get_allocation(ident)
@@ -411,14 +410,14 @@ class NodeAllocationController(rest.RestController):
         return alloc
 
     @expose()
-    @api_method(min_version=MIN_VERSION)
+    @api_method(features.ALLOCATIONS)
     def get_all(self, **params):
         alloc = self._allocation(exception.InvalidParameterValue)
         _authorize("get", alloc.owner)
         return _show(alloc, params, method.version())
 
     @expose()
-    @api_method(min_version=MIN_VERSION, status=204)
+    @api_method(features.ALLOCATIONS, status=204)
     def delete(self):
         alloc = self._allocation()
         _authorize("delete", alloc.owner)

@@ -7,7 +7,7 @@ from typing import Any
 import pecan
 from pecan import rest
 
-from ironic.api import method
+from ironic.api import features, method
 from ironic.api.controllers.v1 import node_list, resource
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
@@ -16,7 +16,7 @@ from ironic.objects.chassis import Chassis
 
 SPEC = resource.Spec(
     singular="chassis", collection="chassis", obj_cls=Chassis,
-    api_fields={"links": 1, "nodes": 1},
+    api_fields={"links": features.ALWAYS, "nodes": features.ALWAYS},
     default_fields=("uuid", "description"))
 
 _PATCHABLE = {"description", "extra"}

@@ -6,7 +6,7 @@ from typing import Any, Iterable, Sequence
 
 from pecan import rest
 
-from ironic.api import method
+from ironic.api import features, method
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import exception, policy
@@ -42,7 +42,7 @@ def _authorize(rule: str) -> None:
 class ConductorsController(rest.RestController):
 
     @expose()
-    @api_method(min_version=49)
+    @api_method(features.CONDUCTORS)
     def get_all(self, **params):
         unknown = set(params) - _LIST_PARAMS
         if unknown:
@@ -73,7 +73,7 @@ class ConductorsController(rest.RestController):
             rows[-1].hostname if rows else None)
 
     @expose()
-    @api_method(min_version=49)
+    @api_method(features.CONDUCTORS)
     def get_one(self, hostname, **params):
         unknown = set(params) - {"fields"}
         if unknown:

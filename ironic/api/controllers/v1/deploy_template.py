@@ -12,7 +12,7 @@ from typing import Any
 import pecan
 from pecan import rest
 
-from ironic.api import method
+from ironic.api import features, method
 from ironic.api.controllers.v1 import node as node_api
 from ironic.api.controllers.v1 import node_sub
 from ironic.api.controllers.v1 import utils as api_utils
@@ -20,7 +20,6 @@ from ironic.api.method import api_method, expose
 from ironic.common import exception, policy, utils
 from ironic.objects.records import DEPLOY_TEMPLATES
 
-MIN_VERSION = 55
 STEP_INTERFACES = ("bios", "deploy", "firmware", "management", "network",
                    "power", "raid", "storage")
 _FIELDS = ("uuid", "name", "steps", "extra", "created_at", "updated_at",
@@ -121,13 +120,13 @@ def _list(params: dict) -> dict:
 
 class DeployTemplatesController(api_utils.ItemLookup, rest.RestController):
     @expose()
-    @api_method(min_version=MIN_VERSION)
+    @api_method(features.DEPLOY_TEMPLATES)
     def get_all(self, **params):
         policy.authorize("baremetal:deploy_template:get", method.context())
         return _list(params)
 
     @expose()
-    @api_method(min_version=MIN_VERSION)
+    @api_method(features.DEPLOY_TEMPLATES)
     def get_one(self, ident, **params):
         policy.authorize("baremetal:deploy_template:get", method.context())
         if set(params) - {"fields"}:
@@ -137,7 +136,7 @@ class DeployTemplatesController(api_utils.ItemLookup, rest.RestController):
         return _view(_get(ident), fields or _FIELDS)
 
     @expose()
-    @api_method(min_version=MIN_VERSION, status=201, too_old=405)
+    @api_method(features.DEPLOY_TEMPLATES, status=201, too_old=405)
     def post(self):
         policy.authorize("baremetal:deploy_template:create",
                          method.context())
@@ -148,7 +147,7 @@ class DeployTemplatesController(api_utils.ItemLookup, rest.RestController):
         return _view(obj, _FIELDS)
 
     @expose()
-    @api_method(min_version=MIN_VERSION, too_old=405)
+    @api_method(features.DEPLOY_TEMPLATES, too_old=405)
     def patch(self, ident):
         policy.authorize("baremetal:deploy_template:update",
                          method.context())
@@ -165,7 +164,7 @@ class DeployTemplatesController(api_utils.ItemLookup, rest.RestController):
         return _view(obj, _FIELDS)
 
     @expose()
-    @api_method(min_version=MIN_VERSION, status=204, too_old=405)
+    @api_method(features.DEPLOY_TEMPLATES, status=204, too_old=405)
     def delete(self, ident):
         policy.authorize("baremetal:deploy_template:delete",
                          method.context())

@@ -12,30 +12,35 @@ from typing import Any
 
 from pecan import rest
 
-from ironic.api import method
+from ironic.api import features, method
 from ironic.api.controllers.v1 import node_vendor
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import driver_factory, exception, interface_catalog, policy
 from ironic.conf.default import INTERFACE_TYPES
 
-# Minor version that shows each interface type in a driver's detail.
-_INTERFACE_SINCE = {kind: 30 for kind in INTERFACE_TYPES}
-_INTERFACE_SINCE.update(storage=33, rescue=38, bios=40, firmware=86)
-_BASE_SINCE = {"name": 1, "hosts": 1, "links": 1, "properties": 14,
-               "type": 30}
+# The feature that shows each interface type in a driver's detail.
+_INTERFACE_SINCE = {kind: features.HARDWARE_TYPES
+                    for kind in INTERFACE_TYPES}
+_INTERFACE_SINCE.update(storage=features.STORAGE_INTERFACE,
+                        rescue=features.RESCUE, bios=features.BIOS,
+                        firmware=features.FIRMWARE)
+_BASE_SINCE = {"name": features.ALWAYS, "hosts": features.ALWAYS,
+               "links": features.ALWAYS,
+               "properties": features.SUBRESOURCE_LINKS,
+               "type": features.HARDWARE_TYPES}
 
 
 def _detail_fields(ver: int) -> list[str]:
     out = []
     for kind in INTERFACE_TYPES:
-        if _INTERFACE_SINCE[kind] <= ver:
+        if _INTERFACE_SINCE[kind].available(ver):
             out += [f"default_{kind}_interface", f"enabled_{kind}_interfaces"]
     return sorted(out)
 
 
 def _base_fields(ver: int) -> list[str]:
-    return [f for f, since in _BASE_SINCE.items() if since <= ver]
+    return [f for f, since in _BASE_SINCE.items() if since.available(ver)]
 
 
 def _view(hw: interface_catalog.HardwareType, fields: list[str]) -> dict:
@@ -61,10 +66,11 @@ def _view(hw: interface_catalog.HardwareType, fields: list[str]) -> dict:
 
 
 def _fields(params: dict, ver: int, detail: bool) -> list[str]:
-    everything = _base_fields(ver) + (_detail_fields(ver) if ver >= 30
+    detailed = features.HARDWARE_TYPES.available(ver)
+    everything = _base_fields(ver) + (_detail_fields(ver) if detailed
                                       else [])
     if params.get("fields") is not None:
-        if ver < 77:
+        if not features.DRIVER_FIELDS.available(ver):
             raise exception.NotAcceptable(
                 "The 'fields' parameter of drivers needs API version 1.77 "
                 "or newer.")
@@ -83,7 +89,7 @@ def _check_params(params: dict, allowed: set[str]) -> None:
 def _list_options(params: dict, ver: int) -> tuple[str | None, bool]:
     kind = params.get("type")
     if kind is not None:
-        if ver < 30:
+        if not features.HARDWARE_TYPES.available(ver):
             raise exception.NotAcceptable(
                 "The 'type' parameter needs API version 1.30 or newer.")
         if kind not in ("classic", "dynamic"):
@@ -92,7 +98,7 @@ def _list_options(params: dict, ver: int) -> tuple[str | None, bool]:
                     f"'dynamic'.")
     detail = False
     if params.get("detail") is not None:
-        if ver < 30:
+        if not features.HARDWARE_TYPES.available(ver):
             raise exception.NotAcceptable(
                 "The 'detail' parameter of drivers needs API version 1.30 "
                 "or newer.")
@@ -150,16 +156,16 @@ class RaidController(rest.RestController):
         self.driver_name = driver_name
 
     @expose()
-    @api_method()
+    # Like states/raid, this answered 406 to older versions (once
+    # authorized).
+    @api_method(features.RAID, too_old=406, late=True,
+                too_old_message="RAID logical disk properties need API "
+                                "version 1.12 or newer.")
     def logical_disk_properties(self):
         policy.authorize(
             "baremetal:driver:get_raid_logical_disk_properties",
             method.context())
-        # Like states/raid, this answered 406 to older versions.
-        if method.version() < 12:
-            raise exception.NotAcceptable(
-                "RAID logical disk properties need API version 1.12 or "
-                "newer.")
+        method.check_bound()
         hw = interface_catalog.live().get(self.driver_name)
         raid = hw.defaults.get("raid")
         # a RAIDInterface (the catalog names it by kind)

@@ -10,7 +10,7 @@ import logging
 
 from pecan import rest
 
-from ironic.api import method
+from ironic.api import features, method
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import policy
@@ -48,7 +48,7 @@ SCHEMA = {
 
 class EventsController(rest.RestController):
     @expose()
-    @api_method(min_version=54, status=204)
+    @api_method(features.EVENTS, status=204)
     def post(self):
         policy.authorize("baremetal:events:post", method.context())
         body = method.json_body()

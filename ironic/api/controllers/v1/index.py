@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pecan
 
-from ironic.api import method
+from ironic.api import features, method
 from ironic.api.controllers.v1 import (
     allocation,
     conductor,
@@ -30,11 +30,16 @@ from ironic.api.controllers.v1 import chassis as chassis_api
 from ironic.api.method import api_method, expose
 
 # Resource -> minor version that introduced it, for the /v1 document.
-_RESOURCES = {"nodes": 1, "ports": 1, "chassis": 1, "drivers": 1,
-              "portgroups": 23, "lookup": 22, "heartbeat": 22,
-              "conductors": 49, "volume": 32, "events": 54,
-              "deploy_templates": 55, "runbooks": 92, "allocations": 52,
-              "shards": 82, "inspection_rules": 96}
+_RESOURCES = {
+    "nodes": features.ALWAYS, "ports": features.ALWAYS,
+    "chassis": features.ALWAYS, "drivers": features.ALWAYS,
+    "portgroups": features.PORTGROUPS, "lookup": features.RAMDISK_LOOKUP,
+    "heartbeat": features.RAMDISK_LOOKUP, "conductors": features.CONDUCTORS,
+    "volume": features.VOLUME, "events": features.EVENTS,
+    "deploy_templates": features.DEPLOY_TEMPLATES,
+    "runbooks": features.RUNBOOKS, "allocations": features.ALLOCATIONS,
+    "shards": features.SHARDS, "inspection_rules": features.INSPECTION_RULES,
+}
 
 # Node sub-resources served by other resource modules.
 node.NodesController._subcontrollers.update({
@@ -101,6 +106,6 @@ class V1Controller:
             },
         }
         for name, since in _RESOURCES.items():
-            if since <= ver and hasattr(self, name):
+            if since.available(ver) and hasattr(self, name):
                 doc[name] = _links(url, name)
         return doc

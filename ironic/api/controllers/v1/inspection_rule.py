@@ -18,7 +18,7 @@ from typing import Any
 import pecan
 from pecan import rest
 
-from ironic.api import method
+from ironic.api import features, method
 from ironic.api.controllers.v1 import resource
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
@@ -26,7 +26,6 @@ from ironic.common import exception, policy, utils
 from ironic.common.inspection_rules import validation
 from ironic.objects.inspection_rule import InspectionRule
 
-MIN_VERSION = 96
 # The order of a rule's fields in responses.
 _ORDER = ("uuid", "created_at", "updated_at", "description", "priority",
           "sensitive", "phase", "conditions", "actions", "links")
@@ -35,7 +34,7 @@ _EDITABLE = ("description", "priority", "sensitive", "phase", "conditions",
 SPEC = resource.Spec(
     singular="inspection rule", collection="inspection_rules",
     obj_cls=InspectionRule,
-    api_fields={"links": MIN_VERSION},
+    api_fields={"links": features.INSPECTION_RULES},
     default_fields=("uuid", "description", "priority", "phase", "links"))
 
 
@@ -133,20 +132,20 @@ class InspectionRulesController(rest.RestController):
         pecan.abort(404)
 
     @expose()
-    @api_method(min_version=MIN_VERSION, too_old_message=_TOO_OLD)
+    @api_method(features.INSPECTION_RULES, too_old_message=_TOO_OLD)
     def get_all(self, **params):
         policy.authorize("baremetal:inspection_rule:get", method.context())
         return _list(params, method.version())
 
     @expose()
-    @api_method(min_version=MIN_VERSION, too_old_message=_TOO_OLD)
+    @api_method(features.INSPECTION_RULES, too_old_message=_TOO_OLD)
     def get_one(self, ident, **params):
         policy.authorize("baremetal:inspection_rule:get", method.context())
         fields = resource.one_args(SPEC, params, method.version())
         return _view(_get(ident), fields)
 
     @expose()
-    @api_method(min_version=MIN_VERSION, status=201, too_old=405,
+    @api_method(features.INSPECTION_RULES, status=201, too_old=405,
                 too_old_message=_TOO_OLD)
     def post(self):
         policy.authorize("baremetal:inspection_rule:create",
@@ -159,7 +158,7 @@ class InspectionRulesController(rest.RestController):
         return _view(rule, _ORDER)
 
     @expose()
-    @api_method(min_version=MIN_VERSION, too_old=405,
+    @api_method(features.INSPECTION_RULES, too_old=405,
                 too_old_message=_TOO_OLD)
     def patch(self, ident):
         policy.authorize("baremetal:inspection_rule:update",
@@ -173,7 +172,7 @@ class InspectionRulesController(rest.RestController):
         return _view(rule, _ORDER)
 
     @expose()
-    @api_method(min_version=MIN_VERSION, status=204, too_old=405,
+    @api_method(features.INSPECTION_RULES, status=204, too_old=405,
                 too_old_message=_TOO_OLD)
     def delete(self, ident):
         policy.authorize("baremetal:inspection_rule:delete",

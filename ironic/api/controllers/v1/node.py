@@ -10,7 +10,7 @@ from typing import Any, Callable, Container, Sequence
 import pecan
 from pecan import rest
 
-from ironic.api import document_cache, method
+from ironic.api import document_cache, features, method
 from ironic.api.controllers.v1 import (
     node_driver,
     node_policy,
@@ -36,10 +36,14 @@ from ironic.objects.chassis import Chassis
 from ironic.objects.node import Node, NodeSnapshot
 
 # Fields the API adds that are not columns of the nodes table, with the
-# minor version that introduced each.
-_RELATION_SINCE = {"chassis_uuid": 1, "links": 1, "ports": 1,
-                   "portgroups": 24, "states": 14, "volume": 32,
-                   "conductor": 49, "allocation_uuid": 52, "traits": 37}
+# feature that introduced each.
+_RELATION_SINCE = {
+    "chassis_uuid": features.ALWAYS, "links": features.ALWAYS,
+    "ports": features.ALWAYS, "portgroups": features.PORTGROUP_SUBRESOURCES,
+    "states": features.SUBRESOURCE_LINKS, "volume": features.VOLUME,
+    "conductor": features.NODE_CONDUCTOR,
+    "allocation_uuid": features.NODE_ALLOCATION, "traits": features.TRAITS,
+}
 HIDDEN_FIELDS = {"chassis_id", "conductor_affinity", "allocation_id"}
 #: Fields shown from rows of other tables (see Relations).
 _RELATED = frozenset({"allocation_uuid", "chassis_uuid", "traits"})
@@ -97,11 +101,30 @@ _NODE_SCHEMA: dict[str, Any] = {
 }
 
 
-def field_since(name: str) -> int | None:
+def field_feature(name: str) -> features.Since | None:
+    """The feature that introduced the node field ``name`` (None: no such
+    field)."""
     if name in _RELATION_SINCE:
         return _RELATION_SINCE[name]
     field = Node.fields.get(name)
-    return field.since if field else None
+    if field is None or field.since is None:
+        return None
+    return features.of_field(field.since)
+
+
+def field_since(name: str) -> int | None:
+    """Minor version that introduced the node field ``name`` (None: no
+    such field)."""
+    feature = field_feature(name)
+    return feature.minor if feature else None
+
+
+def _too_new(name: str, ver: int) -> features.Since | None:
+    """The feature a field of a request needs, when ``ver`` predates it."""
+    feature = field_feature(name)
+    if feature is None or feature.available(ver):
+        return None
+    return feature
 
 
 def visible_fields(ver: int) -> list[str]:
@@ -114,7 +137,8 @@ def _visible_fields(ver: int) -> tuple[str, ...]:
     # (traits is both an object field and a relation: listed once.)
     return tuple(dict.fromkeys(
         n for n in list(Node.fields) + list(_RELATION_SINCE)
-        if n not in HIDDEN_FIELDS and (field_since(n) or 999) <= ver))
+        if n not in HIDDEN_FIELDS and (feature := field_feature(n))
+        is not None and feature.available(ver)))
 
 
 def check_fields_version(fields: str | None, ver: int) -> None:
@@ -122,10 +146,11 @@ def check_fields_version(fields: str | None, ver: int) -> None:
     if not fields:
         return
     for name in (f.strip() for f in fields.split(",")):
-        since = field_since(name)
-        if since is not None and since > ver and name not in HIDDEN_FIELDS:
+        since = _too_new(name, ver)
+        if since is not None and name not in HIDDEN_FIELDS:
             raise exception.NotAcceptable(
-                f"The field '{name}' needs API version 1.{since} or newer.")
+                f"The field '{name}' needs API version {since.version} or "
+                f"newer.")
 
 
 def parse_node_fields(fields: str | None, ver: int) -> list[str] | None:
@@ -142,9 +167,11 @@ iso = api_utils.iso
 
 
 def state_for_version(state: str | None, ver: int) -> str | None:
-    if state == states.AVAILABLE and ver < 2:
+    if state == states.AVAILABLE and \
+            not features.AVAILABLE_STATE.available(ver):
         return None
-    if state == states.INSPECTWAIT and ver < 39:
+    if state == states.INSPECTWAIT and \
+            not features.INSPECT_WAIT.available(ver):
         # Asynchronous inspection was shown as "inspecting" before 1.39.
         return states.INSPECTING
     return state
@@ -281,7 +308,7 @@ def valid_name_for_version(name: str, ver: int) -> bool:
     """Names are hostnames before 1.10 and RFC 3986 unreserved after."""
     if not utils.is_valid_logical_name(name):
         return False
-    if ver >= 10:
+    if features.RFC3986_NAMES.available(ver):
         return True
     labels = name[:-1].split(".") if name.endswith(".") else name.split(".")
     return all(_HOSTNAME_LABEL.match(label) for label in labels)
@@ -294,7 +321,7 @@ def _stored_ident(ident: str) -> str:
     ver = method.version()
     if utils.is_uuid_like(ident):
         return utils.normalize_uuid(ident)
-    if ver >= 5:
+    if features.NODE_NAMES.available(ver):
         if utils.is_valid_logical_name(ident):
             return ident
         # Neither a UUID nor a possible name: the request is malformed.
@@ -399,10 +426,11 @@ def _related(names: tuple[str, ...], traits_loaded: bool) -> frozenset[str]:
 
 def _check_versions(doc: dict, ver: int) -> None:
     for name in doc:
-        since = field_since(name)
-        if since is not None and since > ver:
+        since = _too_new(name, ver)
+        if since is not None:
             raise exception.NotAcceptable(
-                f"The field '{name}' needs API version 1.{since} or newer.")
+                f"The field '{name}' needs API version {since.version} or "
+                f"newer.")
 
 
 def _check_driver(values: dict, given: set[str]) -> None:
@@ -491,10 +519,11 @@ def _check_patch_versions(patch: list, ver: int) -> None:
         if not isinstance(path, str) or not path.startswith("/"):
             continue
         root = path.split("/")[1]
-        since = field_since(root)
-        if since is not None and since > ver and root not in HIDDEN_FIELDS:
+        since = _too_new(root, ver)
+        if since is not None and root not in HIDDEN_FIELDS:
             raise exception.NotAcceptable(
-                f"The field '{root}' needs API version 1.{since} or newer.")
+                f"The field '{root}' needs API version {since.version} or "
+                f"newer.")
 
 
 def _patched_values(node: Node, patch: list, ver: int
@@ -505,7 +534,8 @@ def _patched_values(node: Node, patch: list, ver: int
     # Secrets are masked in the API view; patch the real values.
     for key in ("driver_info", "instance_info"):
         current[key] = copy.deepcopy(getattr(node, key))
-    patchable = {f for f in _PATCHABLE if (field_since(f) or 1) <= ver}
+    patchable = {f for f in _PATCHABLE
+                 if (field_feature(f) or features.ALWAYS).available(ver)}
     patched = api_utils.apply_patch(
         current, patch, read_only=set(fields) - _PATCHABLE,
         required=_REQUIRED, allowed_roots=patchable)
@@ -515,7 +545,8 @@ def _patched_values(node: Node, patch: list, ver: int
         patched[key] = copy.deepcopy(default)
     changed = {k: patched[k] for k in patchable
                if current.get(k) != patched[k]}
-    if changed.get("chassis_uuid", "") is None and ver < 25:
+    if changed.get("chassis_uuid", "") is None and \
+            not features.UNSET_CHASSIS.available(ver):
         raise exception.NotAcceptable(
             "Removing chassis_uuid needs API version 1.25 or newer.")
     for flag in ("protected", "retired"):
@@ -563,11 +594,16 @@ class NodesController(rest.RestController):
             node_ident=ident),
     }
 
-    #: Sub-resources added after 1.1, with the version that added each:
-    #: below it they do not exist, whatever the method (404, not 405).
-    _sub_since = {"vifs": 28, "portgroups": 24, "volume": 32, "bios": 40,
-                  "allocation": 52, "history": 78, "inventory": 81,
-                  "children": 83, "firmware": 86, "vmedia": 89}
+    #: Sub-resources added after 1.1, with the feature that added each:
+    #: before it they do not exist, whatever the method (404, not 405).
+    _sub_since = {
+        "vifs": features.VIFS, "portgroups": features.PORTGROUP_SUBRESOURCES,
+        "volume": features.VOLUME, "bios": features.BIOS,
+        "allocation": features.NODE_ALLOCATION,
+        "history": features.NODE_HISTORY, "inventory": features.INVENTORY,
+        "children": features.CHILD_NODES, "firmware": features.FIRMWARE,
+        "vmedia": features.VMEDIA,
+    }
 
     #: Sub-resources also reached by their legacy form, the node last:
     #: ``/v1/nodes/states/console/{node}`` is
@@ -582,8 +618,8 @@ class NodesController(rest.RestController):
             *middle, node = (sub, *remainder)
             return self._subcontrollers[ident](node), middle
         factory = self._subcontrollers.get(sub)
-        if factory is None or \
-                method.version() < self._sub_since.get(sub, 1):
+        since = self._sub_since.get(sub, features.ALWAYS)
+        if factory is None or not since.available(method.version()):
             pecan.abort(404)
         return factory(ident), remainder
 
@@ -631,8 +667,8 @@ class NodesController(rest.RestController):
         if not node.instance_name and (node.instance_info or {}).get(
                 "display_name"):
             node.instance_name = node.instance_info["display_name"]
-        node.provision_state = states.ENROLL if ver >= 11 \
-            else states.AVAILABLE
+        node.provision_state = states.ENROLL \
+            if features.ENROLL_ON_CREATE.available(ver) else states.AVAILABLE
         node.provision_updated_at = None
         node.create()
         pecan.response.location = f"{method.public_url()}/v1/nodes/" \

@@ -14,7 +14,7 @@ from typing import Any
 import pecan
 from automaton import exceptions as fsm_exc
 
-from ironic.api import method
+from ironic.api import features, method
 from ironic.api.controllers.v1 import node as node_api
 from ironic.api.controllers.v1 import node_indicators, node_sub, resource
 from ironic.api.controllers.v1 import utils as api_utils
@@ -48,8 +48,6 @@ _CONFIGDRIVE_PARTS = {
     },
     "additionalProperties": False,
 }
-_BUILD_CONFIGDRIVE = 56
-_CONFIGDRIVE_VENDOR_DATA = 59
 _PROVISION_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -69,16 +67,14 @@ _PROVISION_SCHEMA: dict[str, Any] = {
 }
 # Which verbs accept each optional field, and since which minor version.
 _FIELD_RULES = {
-    "configdrive": ({"active", "deploy", "rebuild"}, 1),
-    "clean_steps": ({"clean"}, 15),
-    "deploy_steps": ({"active", "deploy", "rebuild"}, 69),
-    "service_steps": ({"service"}, 87),
-    "rescue_password": ({"rescue"}, 38),
-    "disable_ramdisk": ({"clean", "service"}, 70),
-    "runbook": ({"clean", "service"}, 92),
+    "configdrive": ({"active", "deploy", "rebuild"}, features.ALWAYS),
+    "clean_steps": ({"clean"}, features.MANUAL_CLEANING),
+    "deploy_steps": ({"active", "deploy", "rebuild"}, features.DEPLOY_STEPS),
+    "service_steps": ({"service"}, features.SERVICE),
+    "rescue_password": ({"rescue"}, features.RESCUE),
+    "disable_ramdisk": ({"clean", "service"}, features.DISABLE_RAMDISK),
+    "runbook": ({"clean", "service"}, features.RUNBOOKS),
 }
-# disable_ramdisk came to servicing later than to cleaning.
-_DISABLE_RAMDISK_SERVICE = 108
 _REQUIRED_FIELD = {"clean": "clean_steps", "service": "service_steps",
                    "rescue": "rescue_password"}
 
@@ -140,14 +136,28 @@ def _check_verb(node: Node, verb: str, ver: int) -> str:
                 f"targets: {', '.join(sorted(states.VERBS))}")
     if verb in _STATE_BEFORE_VERSION:
         _check_transition(node, verb, event)
-    if states.VERB_SINCE[verb] > ver:
+    since = VERB_FEATURES[verb]
+    if not since.available(ver):
         raise exception.NotAcceptable(
             f"The provision state target \"{verb}\" needs API version "
-            f"1.{states.VERB_SINCE[verb]} or newer.")
+            f"{since.version} or newer.")
     _check_abort(node, verb, ver)
     _check_transition(node, verb, event)
     return event
 
+
+#: The feature that brought each provisioning verb (the same versions as
+#: ``states.VERB_SINCE``; a unit test keeps them equal).
+VERB_FEATURES = {
+    "active": features.ALWAYS, "deleted": features.ALWAYS,
+    "rebuild": features.ALWAYS, "manage": features.MANAGE,
+    "provide": features.MANAGE, "inspect": features.INSPECT,
+    "abort": features.ABORT, "clean": features.MANUAL_CLEANING,
+    "adopt": features.ADOPT, "rescue": features.RESCUE,
+    "unrescue": features.RESCUE, "deploy": features.DEPLOY_ALIASES,
+    "undeploy": features.DEPLOY_ALIASES, "unhold": features.UNHOLD,
+    "service": features.SERVICE,
+}
 
 #: Verbs whose state is checked before their version, as the reference
 #: checks them (a node that cannot be serviced is 400 at any version).
@@ -164,36 +174,38 @@ def _check_transition(node: Node, verb: str, event: str) -> None:
 
 # Waits that ``abort`` stops only from a later version (406 before, as
 # the public API answers).
-_ABORT_SINCE = {states.INSPECTWAIT: 41, states.DEPLOYWAIT: 110}
+_ABORT_SINCE = {states.INSPECTWAIT: features.ABORT_INSPECT_WAIT,
+                states.DEPLOYWAIT: features.ABORT_DEPLOY_WAIT}
 
 
 def _check_abort(node: Node, verb: str, ver: int) -> None:
     since = _ABORT_SINCE.get(node.provision_state)
-    if verb == "abort" and since is not None and ver < since:
+    if verb == "abort" and since is not None and not since.available(ver):
         raise exception.NotAcceptable(
             f"Aborting a node in \"{node.provision_state}\" needs API "
-            f"version 1.{since} or newer.")
+            f"version {since.version} or newer.")
 
 
 def _check_fields(body: dict, verb: str, ver: int) -> None:
     for field, (verbs, since) in _FIELD_RULES.items():
         if field not in body:
             continue
-        if since > ver:
+        if not since.available(ver):
             raise exception.NotAcceptable(
-                f"The field \"{field}\" needs API version 1.{since} or "
-                f"newer.")
+                f"The field \"{field}\" needs API version {since.version} "
+                f"or newer.")
         if verb not in verbs:
             raise exception.InvalidParameterValue(
                 err=f"\"{field}\" can only be given with the provision "
                     f"target(s) {', '.join(sorted(verbs))}, not "
                     f"\"{verb}\".")
     if verb == "service" and "disable_ramdisk" in body and \
-            ver < _DISABLE_RAMDISK_SERVICE:
+            not features.DISABLE_RAMDISK_SERVICE.available(ver):
         raise exception.NotAcceptable(
             f"\"disable_ramdisk\" with \"service\" needs API version "
-            f"1.{_DISABLE_RAMDISK_SERVICE} or newer.")
-    if verb == "rebuild" and "configdrive" in body and ver < 35:
+            f"{features.DISABLE_RAMDISK_SERVICE.version} or newer.")
+    if verb == "rebuild" and "configdrive" in body and \
+            not features.REBUILD_CONFIGDRIVE.available(ver):
         raise exception.NotAcceptable(
             "A configdrive with \"rebuild\" needs API version 1.35 or "
             "newer.")
@@ -216,14 +228,15 @@ def _check_configdrive(configdrive: Any, ver: int) -> None:
     vendor_data is accepted from 1.59 (400 before, as the public API)."""
     if not isinstance(configdrive, dict):
         return
-    if ver < _BUILD_CONFIGDRIVE:
+    if not features.BUILD_CONFIGDRIVE.available(ver):
         raise exception.InvalidParameterValue(
             err=f"A configdrive given as a JSON object needs API version "
-                f"1.{_BUILD_CONFIGDRIVE} or newer.")
-    if "vendor_data" in configdrive and ver < _CONFIGDRIVE_VENDOR_DATA:
+                f"{features.BUILD_CONFIGDRIVE.version} or newer.")
+    if "vendor_data" in configdrive and \
+            not features.CONFIGDRIVE_VENDOR_DATA.available(ver):
         raise exception.InvalidParameterValue(
             err=f"configdrive vendor_data needs API version "
-                f"1.{_CONFIGDRIVE_VENDOR_DATA} or newer.")
+                f"{features.CONFIGDRIVE_VENDOR_DATA.version} or newer.")
 
 
 def _dispatch(node: Node, verb: str, body: dict) -> None:
@@ -321,7 +334,8 @@ class StatesController(node_sub.StatesController):
             raise exception.InvalidParameterValue(
                 err=f"Invalid power state target \"{target}\"; expected "
                     f"one of {', '.join(states.POWER_TARGETS)}.")
-        if (target in _SOFT_POWER or "timeout" in body) and ver < 27:
+        if (target in _SOFT_POWER or "timeout" in body) and \
+                not features.SOFT_POWER.available(ver):
             raise exception.NotAcceptable(
                 "Soft power actions and timeouts need API version 1.27 or "
                 "newer.")
@@ -331,15 +345,14 @@ class StatesController(node_sub.StatesController):
 
 
     @expose()
-    @api_method(status=204)
+    # Unlike most newer endpoints, this one answered 406 (not 404) to
+    # older versions from the start, once the node is found.
+    @api_method(features.RAID, status=204, too_old=406, late=True,
+                too_old_message="Setting the target RAID configuration "
+                                "needs API version 1.12 or newer.")
     def put_raid(self):
         node = self._node("baremetal:node:set_raid_state")
-        # Unlike most newer endpoints, this one answered 406 (not 404) to
-        # older versions from the start.
-        if method.version() < 12:
-            raise exception.NotAcceptable(
-                "Setting the target RAID configuration needs API version "
-                "1.12 or newer.")
+        method.check_bound()
         body = method.json_body()
         try:
             rpcapi.get_api().set_target_raid_config(method.context(), node,
@@ -366,7 +379,7 @@ class StatesController(node_sub.StatesController):
         _states_location(node)
 
     @expose()
-    @api_method(min_version=76, status=202)
+    @api_method(features.SET_BOOT_MODE, status=202)
     def put_boot_mode(self):
         body = method.json_body()
         api_utils.validate(_BOOT_MODE_SCHEMA, body, "boot mode request")
@@ -377,7 +390,7 @@ class StatesController(node_sub.StatesController):
         _states_location(node)
 
     @expose()
-    @api_method(min_version=76, status=202)
+    @api_method(features.SET_BOOT_MODE, status=202)
     def put_secure_boot(self):
         body = method.json_body()
         api_utils.validate(_SECURE_BOOT_SCHEMA, body, "secure boot request")
@@ -421,7 +434,7 @@ class InjectNmiController(node_sub._NodeSub):
     """PUT sends a non-maskable interrupt to the node now (1.29)."""
 
     @expose()
-    @api_method(min_version=29, status=204)
+    @api_method(features.INJECT_NMI, status=204)
     def put(self):
         node = self._node("baremetal:node:inject_nmi")
         rpcapi.get_api().inject_nmi(method.context(), node)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ironic.api import method
+from ironic.api import features, method
 from ironic.api.controllers.v1 import node as node_api
 from ironic.api.controllers.v1 import node_sub
 from ironic.api.controllers.v1 import utils as api_utils
@@ -29,8 +29,10 @@ _HISTORY_FIELDS = ("uuid", "created_at", "severity", "event_type", "event",
                    "target_provision_state", "duration_seconds", "links")
 _HISTORY_DEFAULT = ("uuid", "created_at", "severity", "event", "links")
 #: History fields added after 1.78, with their version.
-_HISTORY_SINCE = {"project": 113, "state": 115,
-                  "target_provision_state": 115, "duration_seconds": 115}
+_HISTORY_SINCE = {"project": features.HISTORY_PROJECT,
+                  "state": features.HISTORY_STATE,
+                  "target_provision_state": features.HISTORY_STATE,
+                  "duration_seconds": features.HISTORY_STATE}
 #: A list without detail shortens longer events to this many characters.
 _SHORT_EVENT = 255
 
@@ -50,12 +52,14 @@ def _check_params(params: dict, allowed: set[str]) -> None:
 
 
 def _list_fields(params: dict, all_fields: tuple, default: tuple,
-                 since: int) -> list[str]:
+                 since: features.Since) -> list[str]:
     """The fields a list shows: default, ``detail``, or ``fields``."""
     ver = method.version()
-    if ("detail" in params or "fields" in params) and ver < since:
+    if ("detail" in params or "fields" in params) and \
+            not since.available(ver):
         raise exception.NotAcceptable(
-            f"'detail' and 'fields' need API version 1.{since} or newer.")
+            f"'detail' and 'fields' need API version {since.version} or "
+            f"newer.")
     fields = api_utils.parse_fields(params.get("fields"), all_fields)
     detail = api_utils.parse_bool(params.get("detail"), "detail")
     if fields and detail:
@@ -75,25 +79,26 @@ class BIOSController(node_sub._NodeSub):
         return out
 
     @expose()
-    @api_method(min_version=40)
+    @api_method(features.BIOS)
     def get_all(self, **params):
         _check_params(params, {"detail", "fields"})
         fields = _list_fields(params, _BIOS_FIELDS,
-                              ("name", "value", "links"), 74)
+                              ("name", "value", "links"),
+                              features.BIOS_REGISTRY)
         node = self._node("baremetal:node:bios:get")
         settings = node_records.bios_settings(node.id)
         return {"bios": [self._view(node.uuid, s, fields)
                          for s in settings]}
 
     @expose()
-    @api_method(min_version=40)
+    @api_method(features.BIOS)
     def get_one(self, name, **params):
         _check_params(params, set())
         node = self._node("baremetal:node:bios:get")
         for setting in node_records.bios_settings(node.id):
             if setting.name == name:
-                fields = [f for f in _BIOS_FIELDS if method.version() >= 74
-                          or f not in _BIOS_REGISTRY]
+                fields = [f for f in _BIOS_FIELDS if f not in _BIOS_REGISTRY or
+                          features.BIOS_REGISTRY.available(method.version())]
                 return {name: self._view(node.uuid, setting, fields)}
         raise exception.NotFound(
             f"The BIOS setting {name} of node {node.uuid} could not be "
@@ -114,11 +119,12 @@ class HistoryController(node_sub._NodeSub):
 
     @staticmethod
     def _known(ver: int) -> tuple:
-        return tuple(f for f in _HISTORY_FIELDS
-                     if _HISTORY_SINCE.get(f, 78) <= ver)
+        return tuple(
+            f for f in _HISTORY_FIELDS
+            if _HISTORY_SINCE.get(f, features.NODE_HISTORY).available(ver))
 
     @expose()
-    @api_method(min_version=78)
+    @api_method(features.NODE_HISTORY)
     def get_all(self, **params):
         _check_params(params, {"detail", "fields", "limit", "marker"})
         ver = method.version()
@@ -128,9 +134,10 @@ class HistoryController(node_sub._NodeSub):
         if too_new:
             raise exception.NotAcceptable(
                 f"The history field(s) {', '.join(too_new)} need API "
-                f"version 1.{max(_HISTORY_SINCE[f] for f in too_new)} or "
-                f"newer.")
-        fields = _list_fields(params, known, _HISTORY_DEFAULT, 78)
+                f"version 1."
+                f"{max(_HISTORY_SINCE[f].minor for f in too_new)} or newer.")
+        fields = _list_fields(params, known, _HISTORY_DEFAULT,
+                             features.NODE_HISTORY)
         # Without detail, the reference shortens long events.
         short = "fields" not in params and not api_utils.parse_bool(
             params.get("detail"), "detail")
@@ -146,7 +153,7 @@ class HistoryController(node_sub._NodeSub):
             events[-1].uuid if events else None)
 
     @expose()
-    @api_method(min_version=78)
+    @api_method(features.NODE_HISTORY)
     def get_one(self, event_uuid, **params):
         _check_params(params, set())
         if not utils.is_uuid_like(event_uuid):
@@ -162,14 +169,13 @@ _FIRMWARE_FIELDS = ("created_at", "updated_at", "component",
                     "initial_version", "current_version",
                     "last_version_flashed")
 _FIRMWARE_IDENTITY = ("vendor", "model", "serial_number")
-_FIRMWARE_IDENTITY_SINCE = 114
 
 
 def _firmware_fields(params: dict) -> list[str]:
     """Fields of each component: all this version knows, or ``fields``
     (the timestamps are always shown, as by the reference service)."""
     known = list(_FIRMWARE_FIELDS)
-    if method.version() >= _FIRMWARE_IDENTITY_SINCE:
+    if features.FIRMWARE_IDENTITY.available(method.version()):
         known += _FIRMWARE_IDENTITY
     if "fields" not in params:
         return known
@@ -180,14 +186,14 @@ def _firmware_fields(params: dict) -> list[str]:
         # The reference answers 400 here, not 406.
         raise exception.InvalidParameterValue(
             err=f"Fields {', '.join(too_new)} need API version "
-                f"1.{_FIRMWARE_IDENTITY_SINCE} or newer.")
+                f"{features.FIRMWARE_IDENTITY.version} or newer.")
     return [f for f in known
             if f in wanted or f in ("created_at", "updated_at")]
 
 
 class FirmwareController(node_sub._NodeSub):
     @expose()
-    @api_method(min_version=86)
+    @api_method(features.FIRMWARE)
     def get_all(self, **params):
         _check_params(params, {"fields"})
         fields = _firmware_fields(params)
@@ -201,7 +207,7 @@ class InventoryController(node_sub._NodeSub):
     """The inventory and plugin data of the node's last inspection."""
 
     @expose()
-    @api_method(min_version=81)
+    @api_method(features.INVENTORY)
     def get_all(self, **params):
         _check_params(params, set())
         node = self._node("baremetal:node:inventory:get")

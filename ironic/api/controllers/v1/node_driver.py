@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ironic.api import features
 from ironic.common import driver_factory, exception, interface_catalog
 
-_RESET_SINCE = 45
 # The interfaces whose driver_info parsing is run by the API.
 _PARSING_KINDS = ("power", "management")
 
@@ -54,10 +54,10 @@ def check_driver_info(values: dict) -> None:
 def parse_reset(reset_interfaces: Any, ver: int) -> bool:
     if reset_interfaces is None:
         return False
-    if ver < _RESET_SINCE:
+    if not features.RESET_INTERFACES.available(ver):
         raise exception.NotAcceptable(
             f"The 'reset_interfaces' parameter needs API version "
-            f"1.{_RESET_SINCE} or newer.")
+            f"{features.RESET_INTERFACES.version} or newer.")
     from ironic.api.controllers.v1 import utils as api_utils
     return bool(api_utils.parse_bool(reset_interfaces, "reset_interfaces"))
 

@@ -12,15 +12,13 @@ The conductor owning the node asks the management interface.
 
 from __future__ import annotations
 
-from ironic.api import method
+from ironic.api import features, method
 from ironic.api.controllers.v1 import node_sub
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import components, exception, indicator_states
 from ironic.conductor import rpcapi
 from ironic.objects.node import Node
-
-INDICATORS_SINCE = 63
 
 _STATE_SCHEMA = {
     "type": "object",
@@ -63,7 +61,7 @@ class IndicatorsController(node_sub._NodeSub):
         return node
 
     @expose()
-    @api_method(min_version=INDICATORS_SINCE)
+    @api_method(features.INDICATORS)
     def get_all(self):
         node = self._authorized("baremetal:node:get_indicator_state")
         found = rpcapi.get_api().get_supported_indicators(method.context(),
@@ -71,7 +69,7 @@ class IndicatorsController(node_sub._NodeSub):
         return {"indicators": _items(node, found)}
 
     @expose()
-    @api_method(min_version=INDICATORS_SINCE)
+    @api_method(features.INDICATORS)
     def get_one(self, ident: str):
         node = self._authorized("baremetal:node:get_indicator_state")
         if "@" not in ident and ident in components.ALL:
@@ -91,7 +89,7 @@ class IndicatorsController(node_sub._NodeSub):
         return {"indicators": _items(node, {component: found[component]})}
 
     @expose()
-    @api_method(min_version=INDICATORS_SINCE, status=204)
+    @api_method(features.INDICATORS, status=204)
     def put(self, ident: str, **params):
         node = self._authorized("baremetal:node:set_indicator_state")
         component, indicator = split_ident(ident)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ironic.api import method
+from ironic.api import features, method
 from ironic.api.controllers.v1 import node_policy
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.controllers.v1.node import (
@@ -13,7 +13,7 @@ from ironic.api.controllers.v1.node import (
     HIDDEN_FIELDS,
     Relations,
     columns_for,
-    field_since,
+    field_feature,
     node_uuid_of,
     node_views,
     parse_node_fields,
@@ -47,23 +47,33 @@ def _check_filter_value(name: str, value: str) -> None:
                 f'faults are {", ".join(_FAULTS)}')
 
 
+#: Filters that match one column, with the feature that brought each.
+_SIMPLE_FILTERS = {
+    "driver": features.DRIVER_FILTER,
+    "resource_class": features.RESOURCE_CLASS,
+    "conductor_group": features.CONDUCTOR_GROUP, "owner": features.OWNER,
+    "lessee": features.LESSEE, "fault": features.FAULT,
+    "shard": features.SHARDS,
+    "provision_state": features.PROVISION_STATE_FILTER,
+    "instance_name": features.INSTANCE_NAME,
+}
+
+
 def _list_filters(params: dict, ver: int) -> list[tuple[str, Any]]:
     """The node list filters asked for, checked, as criteria
     (``objects.node.list_rows``)."""
     conds: list[tuple[str, Any]] = []
 
-    def need(minor: int, name: str):
-        if ver < minor:
+    def need(since: features.Since, name: str):
+        if not since.available(ver):
             raise exception.NotAcceptable(
-                f"The '{name}' filter needs API version 1.{minor} or newer.")
+                f"The '{name}' filter needs API version {since.version} or "
+                f"newer.")
 
-    simple = {"driver": 16, "resource_class": 21, "conductor_group": 46,
-              "owner": 50, "lessee": 65, "fault": 42, "shard": 82,
-              "provision_state": 9, "instance_name": 104}
-    for name, minor in simple.items():
+    for name, since in _SIMPLE_FILTERS.items():
         value = params.get(name)
         if value is not None:
-            need(minor, name)
+            need(since, name)
             _check_filter_value(name, value)
             if name == "conductor_group":
                 conds.append((name, value.lower()))
@@ -81,8 +91,7 @@ def _list_filters(params: dict, ver: int) -> list[tuple[str, Any]]:
         conds.append(("retired", api_utils.parse_bool(params["retired"],
                                                       "retired")))
     if params.get("auto_discovered") is not None:
-        need(field_since("auto_discovered"),  # type: ignore[arg-type]
-             "auto_discovered")  # a node field: it has a version
+        need(features.AUTO_DISCOVERY, "auto_discovered")
         conds.append(("auto_discovered", api_utils.parse_bool(
             params["auto_discovered"], "auto_discovered")))
     if params.get("associated") is not None:
@@ -104,22 +113,22 @@ def _list_filters(params: dict, ver: int) -> list[tuple[str, Any]]:
         conds.append(("description_contains",
                       params["description_contains"]))
     if params.get("sharded") is not None:
-        need(82, "sharded")
+        need(features.SHARDS, "sharded")
         conds.append(("sharded", api_utils.parse_bool(params["sharded"],
                                                       "sharded")))
     if params.get("parent_node") is not None:
-        need(83, "parent_node")
+        need(features.CHILD_NODES, "parent_node")
         conds.append(("parent_node", _parent_uuid(params["parent_node"])))
     include_children = False
     if params.get("include_children") is not None:
-        need(83, "include_children")
+        need(features.CHILD_NODES, "include_children")
         include_children = api_utils.parse_bool(params["include_children"],
                                                 "include_children")
     # Child nodes live inside their parent; plain lists leave them out.
     if not include_children and params.get("parent_node") is None:
         conds.append(("top_level", True))
     if params.get("conductor") is not None:
-        need(49, "conductor")
+        need(features.NODE_CONDUCTOR, "conductor")
     return conds
 
 
@@ -133,10 +142,12 @@ _UNSORTABLE = {"driver_info", "driver_internal_info", "instance_info",
 def _sort_key(key: str | None, ver: int) -> str:
     if not key or key == "id":
         return "id"
-    since = field_since(key)
-    if since is not None and since > ver and key not in HIDDEN_FIELDS:
+    since = field_feature(key)
+    if since is not None and not since.available(ver) and \
+            key not in HIDDEN_FIELDS:
         raise exception.NotAcceptable(
-            f"Sorting by '{key}' needs API version 1.{since} or newer.")
+            f"Sorting by '{key}' needs API version {since.version} or "
+            f"newer.")
     if key not in Node.fields or key in _UNSORTABLE or key in HIDDEN_FIELDS:
         raise exception.InvalidParameterValue(
             err=f"The sort_key value \"{key}\" is an invalid field for "
@@ -174,8 +185,9 @@ def list_nodes(params: dict[str, Any], *, detail: bool,
                 "request.")
     if fields is None:
         fields = allowed if detail else [
-            f for f in DEFAULT_LIST_FIELDS  # each is shown by some version
-            if field_since(f) <= ver]  # type: ignore[operator]
+            f for f in DEFAULT_LIST_FIELDS
+            if (feature := field_feature(f)) is not None
+            and feature.available(ver)]
     fields = with_links(fields)
     limit = api_utils.parse_limit(params.get("limit"))
     sort_key = _sort_key(params.get("sort_key"), ver)

@@ -13,7 +13,7 @@ from typing import Any
 import os_traits
 from pecan import rest
 
-from ironic.api import method
+from ironic.api import features, method
 from ironic.api.controllers.v1 import node as node_api
 from ironic.api.method import api_method, expose
 from ironic.common import exception
@@ -67,15 +67,14 @@ class TraitsController(_NodeSub):
     # Before 1.37 a GET is "not acceptable" (once the node is found) and
     # a PUT "not allowed", as the reference answers; a DELETE not found.
     @expose()
-    @api_method()
+    @api_method(features.TRAITS, too_old=406, late=True)
     def get_all(self):
         node = self._node("baremetal:node:traits:list")
-        if method.version() < 37:
-            raise method.TooOld(406)
+        method.check_bound()
         return {"traits": node.load_traits()}
 
     @expose()
-    @api_method(min_version=37, status=204, too_old=405)
+    @api_method(features.TRAITS, status=204, too_old=405)
     def put(self, trait: str | None = None):
         node = self._node("baremetal:node:traits:set")
         node_api.check_not_locked(node)
@@ -90,7 +89,7 @@ class TraitsController(_NodeSub):
         node.add_trait(trait)
 
     @expose()
-    @api_method(min_version=37, status=204)
+    @api_method(features.TRAITS, status=204)
     def delete(self, trait: str | None = None):
         node = self._node("baremetal:node:traits:delete")
         node_api.check_not_locked(node)
@@ -121,10 +120,10 @@ class StatesController(_NodeSub):
             "target_provision_state": shown(node.target_provision_state,
                                             ver),
         }
-        if ver >= 12:
+        if features.RAID.available(ver):
             doc["raid_config"] = node.raid_config
             doc["target_raid_config"] = node.target_raid_config
-        if ver >= 75:
+        if features.BOOT_MODE.available(ver):
             doc["boot_mode"] = node.boot_mode
             doc["secure_boot"] = node.secure_boot
         return doc
@@ -175,7 +174,7 @@ class ChildrenController(_NodeSub):
     """UUIDs of the nodes whose parent_node is this node (1.83)."""
 
     @expose()
-    @api_method(min_version=83)
+    @api_method(features.CHILD_NODES)
     def get_all(self, **params):
         node = self._node("baremetal:node:list")
         params = dict(params, parent_node=node.uuid)

@@ -9,16 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ironic.api import method
+from ironic.api import features, method
 from ironic.api.controllers.v1 import node_sub
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import exception, utils
 from ironic.conductor import rpcapi
 from ironic.objects.node import Node
-
-VIFS_SINCE = 28
-ATTACH_TO_PORT_SINCE = 67
 
 _VIF_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -44,10 +41,10 @@ def _check_target(body: dict, ver: int) -> None:
     given = [k for k in ("port_uuid", "portgroup_uuid") if k in body]
     if not given:
         return
-    if ver < ATTACH_TO_PORT_SINCE:
+    if not features.VIF_ATTACH_TO_PORT.available(ver):
         raise exception.NotAcceptable(
             f"Attaching a VIF to a given port or port group needs API "
-            f"version 1.{ATTACH_TO_PORT_SINCE} or newer.")
+            f"version {features.VIF_ATTACH_TO_PORT.version} or newer.")
     if len(given) > 1:
         raise exception.InvalidParameterValue(
             err="Cannot specify both port_uuid and portgroup_uuid.")
@@ -73,13 +70,13 @@ class VIFsController(node_sub._NodeSub):
         return node
 
     @expose()
-    @api_method(min_version=VIFS_SINCE)
+    @api_method(features.VIFS)
     def get_all(self):
         node = self._authorized_node("baremetal:node:vif:list")
         return {"vifs": _call("vif_list", node)}
 
     @expose()
-    @api_method(min_version=VIFS_SINCE, status=204)
+    @api_method(features.VIFS, status=204)
     def post(self):
         node = self._authorized_node("baremetal:node:vif:attach")
         body = method.json_body()
@@ -89,7 +86,7 @@ class VIFsController(node_sub._NodeSub):
         _call("vif_attach", node, vif_info=body)
 
     @expose()
-    @api_method(min_version=VIFS_SINCE, status=204)
+    @api_method(features.VIFS, status=204)
     def delete(self, vif_id: str):
         node = self._authorized_node("baremetal:node:vif:detach")
         _check_vif_id(vif_id)

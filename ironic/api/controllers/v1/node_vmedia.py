@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pecan
 
-from ironic.api import method
+from ironic.api import features, method
 from ironic.api.controllers.v1 import node_sub
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
@@ -67,7 +67,7 @@ def _body_device_types():
 
 class VmediaController(node_sub._NodeSub):
     @expose()
-    @api_method(min_version=93)
+    @api_method(features.VMEDIA_GET)
     def get_all(self, **params):
         """The node's virtual drives, as its BMC reports them now: a JSON
         list of {"media_types", "inserted", "image"}."""
@@ -79,7 +79,7 @@ class VmediaController(node_sub._NodeSub):
         return rpcapi.get_api().get_virtual_media(method.context(), node)
 
     @expose()
-    @api_method(min_version=89, status=204)
+    @api_method(features.VMEDIA, status=204)
     def post(self):
         body = method.json_body()
         api_utils.validate(_ATTACH_SCHEMA, body, "virtual media request")
@@ -93,7 +93,7 @@ class VmediaController(node_sub._NodeSub):
             body.get("image_download_source", "local"))
 
     @expose()
-    @api_method(min_version=89, status=204)
+    @api_method(features.VMEDIA, status=204)
     def delete(self, **params):
         unknown = set(params) - {"device_types"}
         if unknown:

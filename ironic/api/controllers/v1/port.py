@@ -12,7 +12,7 @@ from typing import Any
 import pecan
 from pecan import rest
 
-from ironic.api import method
+from ironic.api import features, method
 from ironic.api.controllers.v1 import node_policy, resource
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
@@ -22,7 +22,9 @@ from ironic.objects.portgroup import Portgroup
 
 SPEC = resource.Spec(
     singular="port", collection="ports", obj_cls=Port,
-    api_fields={"node_uuid": 1, "portgroup_uuid": 24, "links": 1},
+    api_fields={"node_uuid": features.ALWAYS,
+                "portgroup_uuid": features.PORTGROUP_SUBRESOURCES,
+                "links": features.ALWAYS},
     default_fields=("uuid", "address"),
     sources={"node_uuid": "node_id", "portgroup_uuid": "portgroup_id"})
 
@@ -33,8 +35,6 @@ _PATCHABLE = {
     "available_for_dynamic_portgroup",
 }
 _CREATABLE = _PATCHABLE | {"uuid"}
-# From 1.94 a port may name its node by name, in ``node_uuid`` or here.
-_NODE_NAME_SINCE = 94
 _FILTERS = ("node", "node_uuid", "address", "portgroup", "shard",
             "conductor_groups")
 _NULLABLE_TEXT = {"type": ["string", "null"]}
@@ -64,13 +64,16 @@ _PORT_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-# Keys of local_link_connection -> (first version, last version or None).
+# Keys of local_link_connection -> the feature that accepts each.
 _LLC_KEYS = {
-    "switch_id": (19, None), "port_id": (19, None),
-    "switch_info": (19, None), "hostname": (53, None),
-    "network_type": (64, None),
+    "switch_id": features.LOCAL_LINK_CONNECTION,
+    "port_id": features.LOCAL_LINK_CONNECTION,
+    "switch_info": features.LOCAL_LINK_CONNECTION,
+    "hostname": features.SMARTNIC,
+    "network_type": features.LLC_NETWORK_TYPE,
     # OVN VTEP switches: accepted from 1.90, withdrawn again in 1.105.
-    "vtep-logical-switch": (90, 104), "vtep-physical-switch": (90, 104),
+    "vtep-logical-switch": features.LLC_VTEP,
+    "vtep-physical-switch": features.LLC_VTEP,
 }
 _LLC_SCHEMA = {
     "type": "object",
@@ -92,10 +95,8 @@ def _check_llc(llc: dict, ver: int | None, is_smartnic: bool) -> None:
     touch the field keeps what an earlier, newer client stored).
     """
     api_utils.validate(_LLC_SCHEMA, llc, "local_link_connection")
-    for key in llc if ver is not None else ():
-        first, last = _LLC_KEYS[key]
-        # (the loop runs only when ver is not None)
-        if ver < first or (last is not None and ver > last):  # type: ignore[operator]
+    for key in llc:
+        if ver is not None and not _LLC_KEYS[key].available(ver):
             raise exception.NotAcceptable(
                 f"The local_link_connection key '{key}' is not supported "
                 f"in API version 1.{ver}.")
@@ -133,8 +134,8 @@ def _node_ref(doc: dict, ver: int):
     if ident is None:
         raise exception.MissingParameterValue(
             err="A port needs the node it belongs to (node_uuid).")
-    return resource.node_for_body(ident,
-                                  allow_name=ver >= _NODE_NAME_SINCE)
+    return resource.node_for_body(
+        ident, allow_name=features.PORT_NODE_NAME.available(ver))
 
 
 def _portgroup_ref(pg_uuid: str | None, node_id: int) -> Portgroup | None:
@@ -264,7 +265,7 @@ def get_port(ident: str) -> Port:
     """A port by UUID, or by name from 1.88."""
     if utils.is_uuid_like(ident):
         return Port.get(utils.normalize_uuid(ident))
-    if method.version() >= 88:
+    if features.PORT_NAME.available(method.version()):
         return Port.get(ident)
     raise exception.InvalidUUID(uuid=ident)
 
@@ -311,7 +312,8 @@ class PortsController(api_utils.ItemLookup, rest.RestController):
             conds.append(("node_id", node.id))
         pg_ident = self.portgroup_ident or params.get("portgroup")
         if pg_ident:
-            resource.need_version(ver, 24, "The 'portgroup' filter")
+            resource.need_version(ver, features.PORTGROUP_SUBRESOURCES,
+                                  "The 'portgroup' filter")
             conds.append(("portgroup_id", Portgroup.get(pg_ident).id))
         if params.get("address"):
             addr = params["address"]
@@ -320,12 +322,14 @@ class PortsController(api_utils.ItemLookup, rest.RestController):
                     err=f"Expected valid MAC address for address: {addr}")
             conds.append(("address", utils.normalize_mac(addr)))
         if params.get("shard"):
-            resource.need_version(ver, 82, "The 'shard' filter")
+            resource.need_version(ver, features.SHARDS,
+                                  "The 'shard' filter")
             shards = [x.strip() for x in params["shard"].split(",")
                       if x.strip()]
             conds.append(("node.shard", shards))
         if params.get("conductor_groups"):
-            resource.need_version(ver, 99, "The 'conductor_groups' filter")
+            resource.need_version(ver, features.CONDUCTOR_GROUPS_FILTER,
+                                  "The 'conductor_groups' filter")
             groups = _conductor_groups(params["conductor_groups"])
             conds.append(("node.conductor_group", groups))
         return conds
@@ -333,7 +337,8 @@ class PortsController(api_utils.ItemLookup, rest.RestController):
     def _list(self, params: dict, detail: bool, url: str) -> dict:
         ver = method.version()
         visible = resource.project_filter("port")
-        if self.portgroup_ident and ver < 24:
+        if self.portgroup_ident and \
+                not features.PORTGROUP_SUBRESOURCES.available(ver):
             raise exception.NotFound()
         args = resource.list_args(SPEC, params, detail=detail, ver=ver,
                                   filters=_FILTERS)
@@ -386,7 +391,7 @@ class PortsController(api_utils.ItemLookup, rest.RestController):
         ver = method.version()
         body = method.json_body()
         names = dict(body)
-        if ver >= _NODE_NAME_SINCE:
+        if features.PORT_NODE_NAME.available(ver):
             names.pop("node_name", None)
         resource.check_body(SPEC, names, _CREATABLE, ver)
         port = Port(**_validate(body, ver))

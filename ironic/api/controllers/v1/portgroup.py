@@ -11,7 +11,7 @@ from typing import Any
 import pecan
 from pecan import rest
 
-from ironic.api import method
+from ironic.api import features, method
 from ironic.api.controllers.v1 import port as port_api
 from ironic.api.controllers.v1 import resource
 from ironic.api.controllers.v1 import utils as api_utils
@@ -23,7 +23,9 @@ from ironic.objects.portgroup import Portgroup
 
 SPEC = resource.Spec(
     singular="portgroup", collection="portgroups", obj_cls=Portgroup,
-    api_fields={"node_uuid": 23, "links": 23, "ports": 24},
+    api_fields={"node_uuid": features.PORTGROUPS,
+                "links": features.PORTGROUPS,
+                "ports": features.PORTGROUP_SUBRESOURCES},
     default_fields=("uuid", "address", "name"),
     sources={"node_uuid": "node_id"})
 
@@ -32,7 +34,6 @@ _PATCHABLE = {"name", "address", "node_uuid", "extra",
               "physical_network", "category"}
 _CREATABLE = _PATCHABLE | {"uuid"}
 _FILTERS = ("node", "address", "shard", "conductor_groups")
-_SUBRESOURCES_SINCE = 24
 
 _PORTGROUP_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -148,7 +149,8 @@ class PortgroupsController(rest.RestController):
     def _lookup(self, ident, sub=None, *remainder):
         if sub is None:
             return api_utils.item_without_handler(self, ident)
-        if sub != "ports" or method.version() < _SUBRESOURCES_SINCE:
+        if sub != "ports" or not features.PORTGROUP_SUBRESOURCES.available(
+                method.version()):
             pecan.abort(404)
         return port_api.PortsController(portgroup_ident=ident,
                                         node_ident=self.node_ident), \
@@ -168,12 +170,14 @@ class PortgroupsController(rest.RestController):
             conds.append(("address", utils.normalize_mac(addr)
                           if utils.is_valid_mac(addr) else addr))
         if params.get("shard"):
-            resource.need_version(ver, 106, "The 'shard' filter")
+            resource.need_version(ver, features.PORTGROUP_SHARD_FILTER,
+                                  "The 'shard' filter")
             shards = [x.strip() for x in params["shard"].split(",")
                       if x.strip()]
             conds.append(("node.shard", shards))
         if params.get("conductor_groups"):
-            resource.need_version(ver, 99, "The 'conductor_groups' filter")
+            resource.need_version(ver, features.CONDUCTOR_GROUPS_FILTER,
+                                  "The 'conductor_groups' filter")
             groups = [g.strip().lower()
                       for g in params["conductor_groups"].split(",")
                       if g.strip()]
@@ -183,7 +187,8 @@ class PortgroupsController(rest.RestController):
     def _list(self, params: dict, detail: bool) -> dict:
         ver = method.version()
         visible = resource.project_filter("portgroup")
-        if self.node_ident and ver < _SUBRESOURCES_SINCE:
+        if self.node_ident and \
+                not features.PORTGROUP_SUBRESOURCES.available(ver):
             raise exception.NotFound()
         args = resource.list_args(SPEC, params, detail=detail, ver=ver,
                                   filters=_FILTERS)
@@ -206,12 +211,12 @@ class PortgroupsController(rest.RestController):
                                     rows[-1]["uuid"] if rows else None)
 
     @expose()
-    @api_method(min_version=23)
+    @api_method(features.PORTGROUPS)
     def get_all(self, **params):
         return self._list(params, False)
 
     @expose()
-    @api_method(min_version=23)
+    @api_method(features.PORTGROUPS)
     def detail(self, **params):
         if "detail" in params:
             raise exception.InvalidParameterValue(
@@ -219,7 +224,7 @@ class PortgroupsController(rest.RestController):
         return self._list(params, True)
 
     @expose()
-    @api_method(min_version=23)
+    @api_method(features.PORTGROUPS)
     def get_one(self, ident, **params):
         self._check_top_level()
         fields = resource.one_args(SPEC, params, method.version())
@@ -227,7 +232,7 @@ class PortgroupsController(rest.RestController):
                               fields)
 
     @expose()
-    @api_method(min_version=23, status=201)
+    @api_method(features.PORTGROUPS, status=201)
     def post(self):
         self._check_top_level()
         ver = method.version()
@@ -242,7 +247,7 @@ class PortgroupsController(rest.RestController):
         return show_portgroup(pg)
 
     @expose()
-    @api_method(min_version=23)
+    @api_method(features.PORTGROUPS)
     def patch(self, ident):
         self._check_top_level()
         ver = method.version()
@@ -262,7 +267,7 @@ class PortgroupsController(rest.RestController):
         return show_portgroup(pg)
 
     @expose()
-    @api_method(min_version=23, status=204)
+    @api_method(features.PORTGROUPS, status=204)
     def delete(self, ident):
         self._check_top_level()
         pg = _authorized(ident, "baremetal:portgroup:delete")

@@ -31,7 +31,7 @@ from urllib.parse import urlparse
 
 from pecan import rest
 
-from ironic.api import method
+from ironic.api import features, method
 from ironic.api.controllers.v1 import node as node_api
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
@@ -48,11 +48,6 @@ from ironic.objects.node import Node
 
 LOG = logging.getLogger(__name__)
 
-#: Versions that added parts of the ramdisk API.
-AGENT_VERSION_SINCE = 36
-AGENT_TOKEN_SINCE = 62
-AGENT_VERIFY_CA_SINCE = 68
-AGENT_STATUS_SINCE = 72
 AGENT_STATUSES = ("start", "end", "error")
 # Management interfaces that know the BMC address: the agent need not
 # look for it.
@@ -177,7 +172,7 @@ def _no_host_is_bad_request(e: exception.NoValidHost) -> exception.Invalid:
 
 class LookupController(rest.RestController):
     @expose()
-    @api_method(min_version=22)
+    @api_method(features.RAMDISK_LOOKUP)
     def get_all(self, **params):
         unknown = set(params) - {"addresses", "node_uuid"}
         if unknown:
@@ -193,7 +188,7 @@ class LookupController(rest.RestController):
         if not valid and not node_uuid:
             raise exception.IncompleteLookup()
         node = _find_node(valid, node_uuid)
-        if method.version() < AGENT_TOKEN_SINCE or \
+        if not features.AGENT_TOKEN.available(method.version()) or \
                 agent_token.has_token(node):
             # Nothing to issue: answered from the database (the token, if
             # any, shows masked), no conductor involved.
@@ -221,19 +216,19 @@ _HEARTBEAT_SCHEMA = {
     "additionalProperties": False,
 }
 # Body fields newer than 1.22, with the version that added them.
-_FIELD_SINCE = {"agent_version": AGENT_VERSION_SINCE,
-                "agent_verify_ca": AGENT_VERIFY_CA_SINCE,
-                "agent_status": AGENT_STATUS_SINCE,
-                "agent_status_message": AGENT_STATUS_SINCE}
+_FIELD_SINCE = {"agent_version": features.AGENT_VERSION,
+                "agent_verify_ca": features.AGENT_VERIFY_CA,
+                "agent_status": features.AGENT_STATUS,
+                "agent_status_message": features.AGENT_STATUS}
 
 
 def validate_heartbeat(body: dict, ver: int) -> None:
     """400 for a body this version does not accept (the field named)."""
     for name, since in _FIELD_SINCE.items():
-        if body.get(name) is not None and ver < since:
+        if body.get(name) is not None and not since.available(ver):
             raise exception.InvalidParameterValue(
                 err=f'Field "{name}" not recognised in API version 1.{ver};'
-                    f' it needs 1.{since} or newer.')
+                    f' it needs {since.version} or newer.')
     api_utils.validate(_HEARTBEAT_SCHEMA, body, "heartbeat")
     _check_callback_url(body["callback_url"])
     if body.get("agent_token") is None:
@@ -284,7 +279,7 @@ def _authenticated_node(ident: str, token: str) -> Node:
 
 class HeartbeatController(rest.RestController):
     @expose()
-    @api_method(min_version=22)
+    @api_method(features.RAMDISK_LOOKUP)
     def post(self, node_ident):
         ver = method.version()
         body = method.json_body()
@@ -306,7 +301,6 @@ class HeartbeatController(rest.RestController):
 
 # -- continue_inspection ------------------------------------------------------
 
-NEW_VERSION = 84
 _OPTIONAL_STRING = {"type": ["string", "null"]}
 DATA_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -360,13 +354,13 @@ def _discover(inventory: dict, plugin_data: dict, ver: int) -> dict:
     try:
         found = _rpc().discover_node(
             method.context(), str(uuid.uuid4()), inventory, plugin_data,
-            issue_token=ver >= NEW_VERSION)
+            issue_token=features.CONTINUE_INSPECTION.available(ver))
     except exception.NoValidHost as e:
         # Nothing is disclosed to the machine: a failed lookup.
         LOG.error("Auto-discovery: no conductor serves [auto_discovery]"
                   "driver %s: %s", CONF.auto_discovery.driver, e)
         raise inspection_lookup.LookupFailed() from e
-    if ver >= NEW_VERSION:
+    if features.CONTINUE_INSPECTION.available(ver):
         return lookup_view(found["node"], found["agent_token"])
     return {"uuid": found["node"]["uuid"]}
 
@@ -377,10 +371,13 @@ class ContinueInspectionController(rest.RestController):
     @api_method(status=202)
     def post(self, node_uuid: str | None = None):
         ver = method.version()
-        if ver != 1 and ver < NEW_VERSION or (node_uuid is not None
-                                               and ver < NEW_VERSION):
+        new = features.CONTINUE_INSPECTION.available(ver)
+        # The base version keeps the Inspector form (no node_uuid).
+        if not new and (node_uuid is not None or
+                        not features.BASE_VERSION.available(ver)):
             raise exception.NotFound(
-                f"API version 1.{NEW_VERSION} or newer is required.")
+                f"API version {features.CONTINUE_INSPECTION.version} or "
+                f"newer is required.")
         policy.authorize("baremetal:driver:ipa_continue_inspection",
                          method.context())
         if node_uuid is not None:
@@ -404,11 +401,11 @@ class ContinueInspectionController(rest.RestController):
         api = _rpc()
         ctx = method.context()
         token = None
-        if ver >= NEW_VERSION:
+        if new:
             # Before the data is processed: issuing takes the node lock,
             # which processing holds for a while.
             token = api.issue_agent_token(ctx, node)
         api.continue_inspection(ctx, node, inventory, data)
-        if ver >= NEW_VERSION:
+        if new:
             return lookup_view(_lookup_fields(node), token)
         return {"uuid": node.uuid}

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Iterable, NamedTuple
 
-from ironic.api import method
+from ironic.api import features, method
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.common import exception, policy, utils
 from ironic.objects import node as node_obj
@@ -30,26 +30,34 @@ class Spec:
     singular: str
     collection: str
     obj_cls: type[IronicObject]
-    #: API-only fields (not columns) -> minor version that added them.
-    api_fields: dict[str, int]
+    #: API-only fields (not columns) -> the feature that added each.
+    api_fields: dict[str, features.Since]
     default_fields: tuple[str, ...]
     #: API field -> column holding the data it is rendered from.
     sources: dict[str, str] = dataclasses.field(default_factory=dict)
 
-    def since(self, name: str) -> int | None:
+    def feature(self, name: str) -> features.Since | None:
+        """The feature that introduced field ``name`` (None: no such
+        field)."""
         if name in self.api_fields:
             return self.api_fields[name]
         field = self.obj_cls.fields.get(name)
-        return field.since if field else None
+        if field is None or field.since is None:
+            return None
+        return features.of_field(field.since)
+
+    def since(self, name: str) -> int | None:
+        """Minor version that introduced field ``name``."""
+        feature = self.feature(name)
+        return feature.minor if feature else None
 
     def known(self) -> list[str]:
         names = list(self.obj_cls.fields) + list(self.api_fields)
-        return [n for n in names if self.since(n) is not None]
+        return [n for n in names if self.feature(n) is not None]
 
     def visible(self, ver: int) -> list[str]:
-        # known() keeps only names with a version
         return [n for n in self.known()
-                if self.since(n) <= ver]  # type: ignore[operator]
+                if (f := self.feature(n)) is not None and f.available(ver)]
 
     def columns_for(self, fields: Iterable[str]) -> list[str]:
         """Database columns needed to render ``fields``."""
@@ -75,17 +83,18 @@ def check_names(spec: Spec, names: Iterable[str], ver: int,
             err=f"Unknown {what}(s) for {spec.singular}: "
                 f"{', '.join(sorted(unknown))}")
     for name in names:
-        since = spec.since(name)
-        if since > ver:  # type: ignore[operator]  # known: has a version
+        since = spec.feature(name)
+        if since is not None and not since.available(ver):
             raise exception.NotAcceptable(
                 f"The {what} '{name}' of {spec.singular} needs API version "
-                f"1.{since} or newer.")
+                f"{since.version} or newer.")
 
 
-def need_version(ver: int, minor: int, what: str) -> None:
-    if ver < minor:
+def need_version(ver: int, feature: features.Since, what: str) -> None:
+    """406 naming ``what`` when ``ver`` predates ``feature``."""
+    if not feature.available(ver):
         raise exception.NotAcceptable(
-            f"{what} needs API version 1.{minor} or newer.")
+            f"{what} needs API version {feature.version} or newer.")
 
 
 @dataclasses.dataclass
@@ -100,7 +109,7 @@ class ListArgs:
 def _parse_fields(spec: Spec, raw: str | None, ver: int) -> list[str] | None:
     if raw is None:
         return None
-    need_version(ver, 8, "The 'fields' parameter")
+    need_version(ver, features.FIELDS_SELECTION, "The 'fields' parameter")
     wanted = [f.strip() for f in raw.split(",") if f.strip()]
     check_names(spec, wanted, ver)
     return wanted
@@ -140,8 +149,9 @@ def list_args(spec: Spec, params: dict[str, Any], *, detail: bool,
                 "request.")
     if fields is None:
         fields = spec.visible(ver) if detail else [
-            f for f in spec.default_fields  # each is shown by some version
-            if spec.since(f) <= ver]  # type: ignore[operator]
+            f for f in spec.default_fields
+            if (feature := spec.feature(f)) is not None
+            and feature.available(ver)]
     if "links" not in fields:
         # The API always links each item, whatever fields were asked for.
         fields = fields + ["links"]
@@ -258,7 +268,8 @@ def find_node(ident: str, ver: int):
     if utils.is_uuid_like(ident):
         return Node.get(utils.normalize_uuid(ident))
     if utils.is_valid_logical_name(ident):
-        need_version(ver, 5, "Naming a node by its logical name")
+        need_version(ver, features.NODE_NAMES,
+                     "Naming a node by its logical name")
         return Node.get(ident)
     raise exception.NodeNotFound(node=ident)
 

@@ -14,7 +14,7 @@ from typing import Any
 import pecan
 from pecan import rest
 
-from ironic.api import method
+from ironic.api import features, method
 from ironic.api.controllers.v1 import deploy_template, node_sub
 from ironic.api.controllers.v1 import node as node_api
 from ironic.api.controllers.v1 import utils as api_utils
@@ -22,11 +22,14 @@ from ironic.api.method import api_method, expose
 from ironic.common import exception, policy, utils
 from ironic.objects import records
 
-MIN_VERSION = 92
-TRAITS_VERSION = 112
-_FIELDS = {"uuid": 92, "name": 92, "steps": 92, "disable_ramdisk": 92,
-           "public": 92, "owner": 92, "extra": 92, "description": 112,
-           "traits": 112, "created_at": 92, "updated_at": 92, "links": 92}
+_FIELDS = {"uuid": features.RUNBOOKS, "name": features.RUNBOOKS,
+           "steps": features.RUNBOOKS, "disable_ramdisk": features.RUNBOOKS,
+           "public": features.RUNBOOKS, "owner": features.RUNBOOKS,
+           "extra": features.RUNBOOKS,
+           "description": features.RUNBOOK_TRAITS,
+           "traits": features.RUNBOOK_TRAITS,
+           "created_at": features.RUNBOOKS, "updated_at": features.RUNBOOKS,
+           "links": features.RUNBOOKS}
 _DEFAULT_FIELDS = ("uuid", "name", "links")
 _SORT_KEYS = {"id", "uuid", "name", "owner", "created_at", "updated_at"}
 _STEP = {
@@ -61,7 +64,7 @@ _EDITABLE = ("name", "steps", "disable_ramdisk", "public", "owner",
 
 
 def _visible(ver: int) -> list[str]:
-    return [f for f, since in _FIELDS.items() if since <= ver]
+    return [f for f, since in _FIELDS.items() if since.available(ver)]
 
 
 #: From 1.112 a runbook name may be any RFC 3986 unreserved string: the
@@ -70,15 +73,16 @@ _UNRESERVED = re.compile(r"[A-Za-z0-9._~-]+")
 
 
 def _check_name(name: str, ver: int) -> None:
-    if ver >= TRAITS_VERSION and _UNRESERVED.fullmatch(name):
+    if features.RUNBOOK_TRAITS.available(ver) and _UNRESERVED.fullmatch(name):
         return
     node_sub.validate_trait(name)
 
 
 def _validate(doc: dict, ver: int) -> dict:
-    if "description" in doc and ver < TRAITS_VERSION:
+    if "description" in doc and not features.RUNBOOK_TRAITS.available(ver):
         raise exception.NotAcceptable(
-            f"'description' needs API version 1.{TRAITS_VERSION} or newer.")
+            f"'description' needs API version "
+            f"{features.RUNBOOK_TRAITS.version} or newer.")
     api_utils.validate(SCHEMA, doc, "runbook")
     _check_name(doc["name"], ver)
     orders = [s["order"] for s in doc["steps"]]
@@ -167,7 +171,7 @@ class RunbookTraitsController(rest.RestController):
         self.ident = ident
 
     @expose()
-    @api_method(min_version=TRAITS_VERSION)
+    @api_method(features.RUNBOOK_TRAITS)
     def get_all(self):
         policy.authorize("baremetal:runbook:get", method.context())
         rb = _get(self.ident)
@@ -175,7 +179,7 @@ class RunbookTraitsController(rest.RestController):
             [rb.id])[rb.id]}
 
     @expose()
-    @api_method(min_version=TRAITS_VERSION, status=204)
+    @api_method(features.RUNBOOK_TRAITS, status=204)
     def put(self, trait: str | None = None):
         policy.authorize("baremetal:runbook:update", method.context())
         rb = _get(self.ident)
@@ -191,7 +195,7 @@ class RunbookTraitsController(rest.RestController):
         records.set_runbook_traits(rb.id, [trait], replace=False)
 
     @expose()
-    @api_method(min_version=TRAITS_VERSION, status=204)
+    @api_method(features.RUNBOOK_TRAITS, status=204)
     def delete(self, trait: str | None = None):
         policy.authorize("baremetal:runbook:update", method.context())
         rb = _get(self.ident)
@@ -211,13 +215,13 @@ class RunbooksController(rest.RestController):
         pecan.abort(404)
 
     @expose()
-    @api_method(min_version=MIN_VERSION)
+    @api_method(features.RUNBOOKS)
     def get_all(self, **params):
         policy.authorize("baremetal:runbook:get", method.context())
         return _list(params, method.version())
 
     @expose()
-    @api_method(min_version=MIN_VERSION)
+    @api_method(features.RUNBOOKS)
     def get_one(self, ident, **params):
         policy.authorize("baremetal:runbook:get", method.context())
         if set(params) - {"fields"}:
@@ -228,7 +232,7 @@ class RunbooksController(rest.RestController):
         return _views([_get(ident)], fields or _visible(ver))[0]
 
     @expose()
-    @api_method(min_version=MIN_VERSION, status=201, too_old=405)
+    @api_method(features.RUNBOOKS, status=201, too_old=405)
     def post(self):
         policy.authorize("baremetal:runbook:create", method.context())
         ver = method.version()
@@ -239,20 +243,20 @@ class RunbooksController(rest.RestController):
         return _views([obj], _visible(ver))[0]
 
     @expose()
-    @api_method(min_version=MIN_VERSION, too_old=405)
+    @api_method(features.RUNBOOKS, too_old=405)
     def patch(self, ident):
         policy.authorize("baremetal:runbook:update", method.context())
         ver = method.version()
         patch = method.json_body(list)
         obj = _get(ident)
-        editable = [f for f in _EDITABLE if _FIELDS[f] <= ver]
+        editable = [f for f in _EDITABLE if _FIELDS[f].available(ver)]
         current = {f: getattr(obj, f) for f in ("uuid", *editable)}
         patched = api_utils.apply_patch(
             current, patch, read_only={"uuid"}, required=("name", "steps"),
             allowed_roots=set(editable))
         patched = {k: v for k, v in patched.items()
                    if not (k == "description" and v is None
-                           and ver < TRAITS_VERSION)}
+                           and not features.RUNBOOK_TRAITS.available(ver))}
         values = _validate(patched, ver)
         changed = {k: v for k, v in values.items()
                    if k != "uuid" and getattr(obj, k) != v}
@@ -260,7 +264,7 @@ class RunbooksController(rest.RestController):
         return _views([obj], _visible(ver))[0]
 
     @expose()
-    @api_method(min_version=MIN_VERSION, status=204, too_old=405)
+    @api_method(features.RUNBOOKS, status=204, too_old=405)
     def delete(self, ident):
         policy.authorize("baremetal:runbook:delete", method.context())
         records.RUNBOOKS.destroy(_get(ident).id)

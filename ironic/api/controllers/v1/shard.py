@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pecan import rest
 
-from ironic.api import method
+from ironic.api import features, method
 from ironic.api.method import api_method, expose
 from ironic.common import exception, policy
 from ironic.objects import node_counts
@@ -12,7 +12,7 @@ from ironic.objects import node_counts
 
 class ShardsController(rest.RestController):
     @expose()
-    @api_method(min_version=82)
+    @api_method(features.SHARDS)
     def get_all(self, **params):
         policy.authorize("baremetal:shards:get", method.context())
         if params:

@@ -11,7 +11,7 @@ import jsonschema
 import pecan
 from oslo_utils import strutils
 
-from ironic.api import body, method
+from ironic.api import body, features, method
 from ironic.common import exception
 from ironic.conf import CONF
 
@@ -73,7 +73,7 @@ def parse_bool(value: str | bool | None, name: str) -> bool | None:
 def check_detail_version(ver: int) -> None:
     """``?detail=`` on a list needs 1.43; before, it is an unknown query
     parameter (400, as the reference answers), not a version error."""
-    if ver < 43:
+    if not features.DETAIL_PARAM.available(ver):
         raise exception.InvalidParameterValue(
             err="Invalid query parameter ?detail=True received.")
 
@@ -125,7 +125,7 @@ def parse_fields(fields: str | None, allowed: Iterable[str]
     """The list of fields a client asked for, all validated."""
     if fields is None:
         return None
-    if method.version() < 8:
+    if not features.FIELDS_SELECTION.available(method.version()):
         raise exception.NotAcceptable(
             "The 'fields' parameter needs API version 1.8 or newer.")
     wanted = [f.strip() for f in fields.split(",") if f.strip()]

@@ -15,7 +15,7 @@ from typing import Any
 import pecan
 from pecan import rest
 
-from ironic.api import method
+from ironic.api import features, method
 from ironic.api.controllers.v1 import node as node_api
 from ironic.api.controllers.v1 import resource
 from ironic.api.controllers.v1 import utils as api_utils
@@ -24,7 +24,6 @@ from ironic.common import exception, policy, states, utils
 from ironic.objects import records
 from ironic.objects.base import uuids_for_ids
 
-MIN_VERSION = 32
 CONNECTOR_TYPES = ("iqn", "ip", "mac", "wwnn", "wwpn", "port", "portgroup")
 _STRING = {"type": "string", "minLength": 1, "maxLength": 255}
 
@@ -181,7 +180,7 @@ class _VolumeCollection(api_utils.ItemLookup, rest.RestController):
         return f"volume/{self.kind.key}"
 
     @expose()
-    @api_method(min_version=MIN_VERSION)
+    @api_method(features.VOLUME)
     def get_all(self, **params):
         node_id = None
         if self.node_ident:
@@ -190,7 +189,7 @@ class _VolumeCollection(api_utils.ItemLookup, rest.RestController):
         return _list(self.kind, params, node_id, self._url())
 
     @expose()
-    @api_method(min_version=MIN_VERSION)
+    @api_method(features.VOLUME)
     def get_one(self, ident, **params):
         if self.node_ident or set(params) - {"fields"}:
             raise exception.NotFound()
@@ -211,7 +210,7 @@ class _VolumeCollection(api_utils.ItemLookup, rest.RestController):
         return obj
 
     @expose()
-    @api_method(min_version=MIN_VERSION, status=201)
+    @api_method(features.VOLUME, status=201)
     def post(self):
         if self.node_ident:
             raise exception.HTTPForbidden(resource="volume")
@@ -224,7 +223,7 @@ class _VolumeCollection(api_utils.ItemLookup, rest.RestController):
         return _show(self.kind, obj)
 
     @expose()
-    @api_method(min_version=MIN_VERSION)
+    @api_method(features.VOLUME)
     def patch(self, ident):
         if self.node_ident:
             raise exception.HTTPForbidden(resource="volume")
@@ -247,7 +246,7 @@ class _VolumeCollection(api_utils.ItemLookup, rest.RestController):
         return _show(self.kind, obj)
 
     @expose()
-    @api_method(min_version=MIN_VERSION, status=204)
+    @api_method(features.VOLUME, status=204)
     def delete(self, ident):
         if self.node_ident:
             raise exception.HTTPForbidden(resource="volume")
@@ -283,7 +282,7 @@ class VolumeController(rest.RestController):
         self.targets = TargetsController(node_ident)
 
     @expose()
-    @api_method(min_version=MIN_VERSION)
+    @api_method(features.VOLUME)
     def get_all(self):
         policy.authorize("baremetal:volume:list", method.context())
         if self.node_ident:

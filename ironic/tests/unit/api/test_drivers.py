@@ -103,8 +103,11 @@ def test_raid_logical_disk_properties(api):
     doc = api.get("/v1/drivers/fake-hardware/raid/logical_disk_properties",
                   version="1.12").json
     assert "size_gb" in doc
-    assert api.get("/v1/drivers/fake-hardware/raid/logical_disk_properties",
-                   version="1.11").status_int == 406
+    resp = api.get("/v1/drivers/fake-hardware/raid/logical_disk_properties",
+                   version="1.11")
+    assert resp.status_int == 406
+    assert error_message(resp) == ("RAID logical disk properties need API "
+                                   "version 1.12 or newer.")
 
 
 def test_driver_vendor_methods(api):

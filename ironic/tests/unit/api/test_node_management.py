@@ -93,6 +93,24 @@ def test_raid_versions_and_missing_nodes(env):
     assert api.put("/v1/nodes/nope/states/raid", config).status_int == 404
 
 
+def test_bounds_checked_once_the_node_is_found(env):
+    # states/raid and traits refuse an older version with 406 only for a
+    # node that exists: a missing node is 404 at any version.
+    api, _ = env
+    uuid = _node(api)
+    config = {"logical_disks": [ROOT_DISK]}
+    resp = api.put(f"/v1/nodes/{uuid}/states/raid", config, version="1.11")
+    assert error_message(resp) == ("Setting the target RAID configuration "
+                                   "needs API version 1.12 or newer.")
+    assert api.put("/v1/nodes/nope/states/raid", config,
+                   version="1.11").status_int == 404
+    assert api.get(f"/v1/nodes/{uuid}/traits",
+                   version="1.36").status_int == 406
+    assert api.get("/v1/nodes/nope/traits", version="1.36").status_int == 404
+    assert api.get(f"/v1/nodes/{uuid}/traits",
+                   version="1.37").json == {"traits": []}
+
+
 def test_raid_without_raid_support_is_404(env):
     api, _ = env
     uuid = _node(api, raid_interface="no-raid")
