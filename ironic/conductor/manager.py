@@ -256,6 +256,12 @@ class ConductorManager:
     def heartbeat(self, context, node_id, callback_url, agent_version=None,
                   agent_token=None, agent_verify_ca=None, agent_status=None,
                   agent_status_message=None):
+        # Most heartbeats only say the agent is alive: recorded with one
+        # conditional UPDATE, no lock, when nothing else would happen.
+        if ramdisk.record_idle_heartbeat(node_id, callback_url,
+                                         agent_version, agent_token,
+                                         agent_verify_ca):
+            return
         # Heartbeats repeat: a locked node answers 409 at once and the
         # agent tries again, rather than holding an RPC thread waiting.
         with self._task(context, node_id, "agent heartbeat",

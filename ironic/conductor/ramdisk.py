@@ -4,6 +4,12 @@
 boot; ``heartbeat`` checks the token, records where and what the agent is
 under the public ``driver_internal_info`` keys and hands the heartbeat to the
 interface that waits for the agent, which may resume steps.
+
+``record_idle_heartbeat`` comes first: when that interface would do nothing
+with the heartbeat, the same checks pass and the record is all there is to
+write, it is written with one UPDATE conditional on the node being unlocked
+and unchanged, without the lock and the worker; anything else goes the
+locked way.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from ironic.common import agent_token, exception, states
 from ironic.common.task import Task
 from ironic.conductor import utils as cond_utils
 from ironic.conf import CONF
+from ironic.objects.node import Node
 
 LOG = logging.getLogger(__name__)
 
@@ -74,6 +81,93 @@ def heartbeat(task: Task, callback_url: str, agent_version: str | None,
                      verify_ca, agent_status, agent_status_message)
 
 
+#: What the idle path's decision rests on: a heartbeat is recorded
+#: without the lock only while every one of these is as it was read.
+_IDLE_GUARD = ("driver_internal_info", "provision_state", "maintenance",
+               "driver", *(f"{kind}_interface"
+                           for kind in ("deploy", "inspect", "rescue")))
+
+
+def record_idle_heartbeat(node_id: str, callback_url: str,
+                          agent_version: str | None,
+                          agent_token_value: str | None,
+                          agent_verify_ca: str | None) -> bool:
+    """Record a heartbeat that nothing waits for, without the node's lock.
+
+    When the interface the heartbeat belongs to would do nothing with it
+    (a fake or no-op interface, or a node in no state where a step waits
+    for the agent, or in maintenance), the record is all a heartbeat
+    changes: it is written in one UPDATE that applies only while nobody
+    holds the node's lock and the node is still as read (no lock taken, no
+    worker). True when it was recorded that way; False when anything is
+    otherwise - the node locked, changed meanwhile, a check that fails, a
+    new certificate to store, an interface that acts - and the caller then
+    takes the locked path (``heartbeat``), which gives today's answer,
+    errors included.
+    """
+    try:
+        node = Node.get(node_id)
+    except exception.NotFound:
+        return False
+    info = node.driver_internal_info or {}
+    if node.reservation is not None or \
+            not agent_token.matches(node, agent_token_value):
+        return False
+    try:
+        _check_callback_url(node, callback_url)
+    except exception.InvalidParameterValue:
+        return False
+    verify_ca = None
+    if agent_verify_ca:
+        verify_ca = _known_certificate(info, agent_verify_ca)
+        if verify_ca is None:
+            return False
+    if not node.maintenance and not _ignored_by_interface(node):
+        return False
+    values = dict(info, **_record_values(callback_url, agent_version,
+                                          verify_ca))
+    if not node.update_if_unreserved({"driver_internal_info": values},
+                                     _IDLE_GUARD):
+        LOG.debug("Heartbeat of node %s: the node changed or was locked "
+                  "meanwhile; taking the lock", node.uuid)
+        return False
+    # Remembered for commands, as the locked path does (it matched).
+    agent_token.accept(node, agent_token_value)
+    LOG.debug("Heartbeat of node %s recorded (nothing waits for it)",
+              node.uuid)
+    return True
+
+
+def _known_certificate(info: dict, certificate: str) -> str | None:
+    """The path of the stored certificate when it is ``certificate``
+    (nothing to write); None otherwise."""
+    known = info.get("agent_verify_ca")
+    if not known:
+        return None
+    try:
+        with open(known, encoding="utf-8") as f:
+            return known if f.read() == certificate else None
+    except OSError:
+        return None
+
+
+def _ignored_by_interface(node: Any) -> bool:
+    """Whether the interface a heartbeat of ``node`` goes to would do
+    nothing with it; False when in doubt (a driver that cannot be built
+    here fails on the locked path, as before)."""
+    from ironic.common import driver_factory
+    try:
+        driver = driver_factory.build_driver(node)
+    except Exception:  # noqa: BLE001 - the locked path reports it
+        return False
+    kind = _HEARTBEAT_INTERFACE.get(node.provision_state, "deploy")
+    iface = getattr(driver, kind, None)
+    if iface is None:
+        return True
+    ignores = getattr(iface, "ignores_heartbeat", None)
+    return bool(ignores is not None and ignores(node))
+
+
 def process_heartbeat(task: Task, callback_url: str,
                       agent_version: str | None, verify_ca: str | None,
                       agent_status: str | None,
@@ -120,6 +214,13 @@ def _check_callback_url(node: Any, callback_url: str) -> None:
 
 def _record(node: Any, callback_url: str, agent_version: str | None,
             verify_ca: str | None) -> None:
+    cond_utils.set_internal(node, **_record_values(callback_url,
+                                                   agent_version, verify_ca))
+
+
+def _record_values(callback_url: str, agent_version: str | None,
+                   verify_ca: str | None) -> dict[str, str]:
+    """The driver_internal_info keys a heartbeat records."""
     now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
     values = {"agent_url": callback_url,
               "agent_last_heartbeat": now.isoformat()}
@@ -127,7 +228,7 @@ def _record(node: Any, callback_url: str, agent_version: str | None,
         values["agent_version"] = agent_version
     if verify_ca is not None:
         values["agent_verify_ca"] = verify_ca
-    cond_utils.set_internal(node, **values)
+    return values
 
 
 def store_certificate(node: Any, certificate: str) -> str:

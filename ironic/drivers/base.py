@@ -54,6 +54,19 @@ def _ignore_heartbeat(self: Any, task: Task, callback_url: str,
     """
 
 
+def _ignores_heartbeat(self: Any, node: Any) -> bool:
+    """Whether ``heartbeat`` would do nothing at all for ``node`` as it is
+    now (its provision state, its record), beyond the conductor's record of
+    the agent. The conductor then records the heartbeat without taking the
+    node's lock or a worker.
+
+    True here only while the class keeps the default ``heartbeat``; an
+    interface that overrides ``heartbeat`` overrides this too, or every
+    heartbeat takes the locked path.
+    """
+    return type(self).heartbeat is _ignore_heartbeat
+
+
 class BaseInterface(abc.ABC):
     """What every interface offers: validation, properties and steps."""
 
@@ -314,6 +327,7 @@ class DeployInterface(BaseInterface):
         return None
 
     heartbeat = _ignore_heartbeat
+    ignores_heartbeat = _ignores_heartbeat
 
 
 class InspectInterface(BaseInterface):
@@ -328,6 +342,7 @@ class InspectInterface(BaseInterface):
             driver=task.node.driver, extension="abort")
 
     heartbeat = _ignore_heartbeat
+    ignores_heartbeat = _ignores_heartbeat
 
     def continue_inspection(self, task: Task, inventory: dict,
                             plugin_data: dict) -> str | None:
@@ -374,6 +389,7 @@ class RescueInterface(BaseInterface):
         return None
 
     heartbeat = _ignore_heartbeat
+    ignores_heartbeat = _ignores_heartbeat
 
 
 class RAIDInterface(BaseInterface):

@@ -162,6 +162,25 @@ class Node(IronicObject):
         """NodeTraitNotFound when the node does not have ``trait``."""
         db_api.get_instance().delete_node_trait(self.id, trait)
 
+    def update_if_unreserved(self, values: dict[str, Any],
+                             unchanged: Iterable[str]) -> bool:
+        """Write ``values`` (fields) in one conditional UPDATE, without
+        taking the node's lock: only while nobody holds it and the fields
+        named in ``unchanged`` (and those written) are still as this
+        object read them. True when written (the object then shows it);
+        False leaves row and object as they were.
+        """
+        names = set(unchanged) | set(values)
+        expected = {name: getattr(self, name) for name in names}
+        written_at = db_api.get_instance().update_node_if_unreserved(
+            self.id, dict(values), expected)
+        if written_at is None:
+            return False
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "updated_at", written_at)
+        return True
+
     def child_uuids(self) -> list[str]:
         """UUIDs of the nodes whose parent_node is this node."""
         return db_api.get_instance().get_child_node_uuids(self.uuid)

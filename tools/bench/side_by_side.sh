@@ -12,11 +12,17 @@
 #   tools/bench/side_by_side.sh serving   # 500 nodes with the shared
 #                                         # bench: create, list, get, patch,
 #                                         # lookup, heartbeat (server CPU)
+#   SERVING_PHASES=create,lookup,heartbeat BEFORE_TREE=/tmp/main \
+#   tools/bench/side_by_side.sh serving   # only those phases, and a third
+#                                         # service: ours as of another
+#                                         # source tree ("before", port 6397)
 #
 # BENCH_DIR (default /tmp/ironic-bench) holds both services' state;
 # REAL_VENV (default ~/real-ironic) is a virtualenv with ironic==39.0.0,
-# OURS_VENV (default .tox/tests) one with this project installed. Ports:
-# ours 6395, real 6396, both on 127.0.0.1.
+# OURS_VENV (default .tox/tests) one with this project installed; ours runs
+# this tree's code (PYTHONPATH), "before" the code of BEFORE_TREE (an
+# unpacked checkout, e.g. `git archive main | tar -x -C /tmp/main`) in the
+# same venv. Ports: ours 6395, real 6396, before 6397, all on 127.0.0.1.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DIR=${BENCH_DIR:-/tmp/ironic-bench}
@@ -26,8 +32,12 @@ PY=$OURS/bin/python
 BENCH=$ROOT/tools/bench/api_bench.py
 FLOOR=${FLOOR_SCRIPT:-$ROOT/../shared/bench/floor_list.py}
 SHARED_BENCH=${SHARED_BENCH:-$ROOT/../shared/bench/api_bench.py}
-declare -A PORT=([ours]=6395 [real]=6396)
-declare -A BIN=([ours]=$OURS/bin [real]=$REAL/bin)
+BEFORE_TREE=${BEFORE_TREE:-}
+declare -A PORT=([ours]=6395 [real]=6396 [before]=6397)
+declare -A BIN=([ours]=$OURS/bin [real]=$REAL/bin [before]=$OURS/bin)
+# Which source tree each of our services imports (none: the real Ironic).
+declare -A TREE=([ours]=$ROOT [real]= [before]=$BEFORE_TREE)
+SERVICES="ours real${BEFORE_TREE:+ before}"
 
 write_config() {
     local who=$1
@@ -72,7 +82,7 @@ stop() {
     # Either service (default: both), so that each is measured alone: a
     # service starting up or idling beside the other takes CPU from it.
     local who
-    for who in ${1:-ours real}; do
+    for who in ${1:-$SERVICES}; do
         [ -f "$DIR/$who/pid" ] && kill "$(cat "$DIR/$who/pid")" 2>/dev/null
         rm -f "$DIR/$who/pid"
     done
@@ -81,8 +91,9 @@ stop() {
 
 start() {
     local who=$1
-    "${BIN[$who]}/ironic" --config-file "$DIR/$who/ironic.conf" \
-        > "$DIR/$who/log" 2>&1 &
+    (cd "$DIR" && PYTHONPATH=${TREE[$who]} \
+        exec "${BIN[$who]}/ironic" --config-file "$DIR/$who/ironic.conf" \
+        > "$DIR/$who/log" 2>&1) &
     echo $! > "$DIR/$who/pid"
     for _ in $(seq 1 90); do
         curl -sf "http://127.0.0.1:${PORT[$who]}/" > /dev/null && return 0
@@ -94,14 +105,17 @@ start() {
 
 fresh() {
     stop
-    for who in ours real; do
+    for who in $SERVICES; do
         write_config "$who"
         rm -f "$DIR/$who"/ironic.sqlite*
     done
     "$REAL/bin/ironic-dbsync" --config-file "$DIR/real/ironic.conf" \
         create_schema > "$DIR/real/dbsync.log" 2>&1
-    "$OURS/bin/ironic-dbsync" --config-file "$DIR/ours/ironic.conf" \
-        upgrade > "$DIR/ours/dbsync.log" 2>&1
+    for who in ours${BEFORE_TREE:+ before}; do
+        (cd "$DIR" && PYTHONPATH=${TREE[$who]} "$OURS/bin/ironic-dbsync" \
+            --config-file "$DIR/$who/ironic.conf" upgrade \
+            > "$DIR/$who/dbsync.log" 2>&1)
+    done
 }
 
 bench() {
@@ -160,11 +174,14 @@ serving() {
     # The shared client (it has the agent's lookup and heartbeat), each
     # service alone, one after the other.
     fresh
-    for who in ours real; do
+    for who in $SERVICES; do
         start "$who" || return 1
+        echo "$who: load average $(cut -d' ' -f1-3 /proc/loadavg) at" \
+            "$(date -u +%H:%M:%S)" | tee "$DIR/$who-serving.load"
         "$PY" "$SHARED_BENCH" --url "http://127.0.0.1:${PORT[$who]}" \
-            --label "$who" --pid "$(cat "$DIR/$who/pid")" -n 500 \
-            --phases create,list,get,patch,lookup,heartbeat \
+            --label "$who" --pid "$(cat "$DIR/$who/pid")" \
+            -n "${SERVING_NODES:-500}" \
+            --phases "${SERVING_PHASES:-create,list,get,patch,lookup,heartbeat}" \
             --json-out "$DIR/$who-serving.json" 2> "$DIR/$who-serving.log" \
             | grep -v '^{' | tee "$DIR/$who-serving.txt"
         stop "$who"

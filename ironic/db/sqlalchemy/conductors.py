@@ -79,6 +79,28 @@ def _locked_update_statement(columns: frozenset[str]) -> sa.Update:
             .returning(*N.c))
 
 
+@functools.lru_cache(maxsize=64)
+def _unreserved_update_statement(columns: frozenset[str],
+                                 unchanged: frozenset[str],
+                                 dialect: str) -> sa.Update:
+    N = models.Node.__table__
+
+    def same(name: str) -> Any:
+        column = N.c[name]
+        was = sa.bindparam(f"_was_{name}", type_=column.type)
+        kind = column.type.impl if isinstance(
+            column.type, sa.TypeDecorator) else column.type
+        if dialect == "mysql" and isinstance(kind, sa.String):
+            # The tables' default collation ignores case: compare bytes.
+            column = column.collate("utf8mb4_bin")
+        return column.is_not_distinct_from(was)
+
+    return (sa.update(N).where(N.c.id == sa.bindparam("_node"),
+                               N.c.reservation.is_(None),
+                               *(same(c) for c in sorted(unchanged)))
+            .values({N.c[c]: sa.bindparam(c) for c in columns}))
+
+
 def _alive_clause(interval: int):
     C = models.Conductor
     seen = sa.func.coalesce(C.updated_at, C.created_at)
@@ -371,6 +393,27 @@ class ConductorQueries:
         if row is None:
             raise self._lock_moved(node_id)
         return row
+
+    @engine.retry_on_deadlock
+    def update_node_if_unreserved(self, node_id: int, values: dict,
+                                  unchanged: dict
+                                  ) -> datetime.datetime | None:
+        """Write ``values`` in one conditional UPDATE, only while nobody
+        holds the node's lock and each column of ``unchanged`` still
+        holds the value given there (compare-and-swap: whatever a lock
+        holder wrote since the caller read the row makes it miss).
+
+        Returns the ``updated_at`` written, or None when nothing was.
+        """
+        now = utcnow()
+        params = {**values, "updated_at": now, "_node": node_id,
+                  **{f"_was_{c}": v for c, v in unchanged.items()}}
+        with engine.writing() as conn:
+            stmt = _unreserved_update_statement(
+                frozenset(values) | {"updated_at"}, frozenset(unchanged),
+                conn.dialect.name)
+            written = conn.execute(stmt, params).rowcount
+        return now if written == 1 else None
 
     def _lock_moved(self, node_id: int) -> exception.NodeLocked:
         """The refusal of a write whose lock another holder took."""

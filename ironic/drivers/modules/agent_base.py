@@ -265,6 +265,15 @@ class AgentStepsMixin(_Interface):
         node.save()
         task.spawn_after(self._continue, task, kind)
 
+    def ignores_heartbeat(self, node: Any) -> bool:
+        """Nothing to do outside the wait states of this interface's
+        in-band steps (see ``heartbeat``); a subclass with its own
+        ``heartbeat`` is never taken for idle."""
+        if type(self).heartbeat is not AgentStepsMixin.heartbeat:
+            return False
+        kind = KIND_OF_WAIT.get(node.provision_state)
+        return kind is None or kind not in self.inband_kinds
+
     def _continue(self, task: Task, kind: str) -> None:
         """Worker: act on a heartbeat of a node waiting in ``kind``."""
         node = task.node

@@ -76,6 +76,12 @@ class AgentRescue(base.RescueInterface):
             return
         task.spawn_after(self._finalize, task)
 
+    def ignores_heartbeat(self, node: Any) -> bool:
+        """Only a node in ``rescue wait`` acts on the agent's heartbeat."""
+        if type(self).heartbeat is not AgentRescue.heartbeat:
+            return False
+        return node.provision_state != states.RESCUEWAIT
+
     def _finalize(self, task: Task) -> None:
         """Worker: hand the password to the agent, leave the ramdisk up."""
         node = task.node

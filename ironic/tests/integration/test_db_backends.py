@@ -361,3 +361,60 @@ def test_lookup_by_port_addresses(db):
                                        "52:54:00:00:00:03"])
     with pytest.raises(exception.NodeNotFound, match="No node"):
         db.get_node_by_port_addresses(["52:54:00:00:00:09"])
+
+
+def test_idle_heartbeat_record_is_a_compare_and_swap(db):
+    # A heartbeat nothing waits for is recorded without the node's lock:
+    # one UPDATE that applies only while nobody holds the lock and the
+    # columns read are unchanged - compared byte for byte (MariaDB's
+    # default collation would take "Value" and "value" for the same).
+    from ironic.objects.node import Node
+
+    node = db.create_node({
+        "driver": "f", "provision_state": "manageable",
+        "driver_internal_info": {"agent_secret_token": "sha256:ab",
+                                 "k": "Value", "ü": "✓"}})
+    guard = ("driver_internal_info", "provision_state", "maintenance",
+             "driver", "deploy_interface", "rescue_interface")
+
+    def record(read, url):
+        info = dict(read.driver_internal_info, agent_url=url)
+        return read.update_if_unreserved({"driver_internal_info": info},
+                                         guard)
+
+    read = Node.get(node.id)
+    assert read.deploy_interface is None  # NULL compares as unchanged
+    assert record(read, "https://a")
+    back = db.get_node_by_id(node.id)
+    assert back.driver_internal_info["agent_url"] == "https://a"
+    assert back.driver_internal_info["ü"] == "✓"
+    assert back.reservation is None
+    assert read.driver_internal_info == back.driver_internal_info
+
+    # Locked: nothing is written.
+    read = Node.get(node.id)
+    db.reserve_node("c1", node.id)
+    assert not record(read, "https://b")
+    db.release_node("c1", node.id)
+    assert db.get_node_by_id(node.id).driver_internal_info[
+        "agent_url"] == "https://a"
+
+    # A lock holder came and went, changing only a letter's case.
+    read = Node.get(node.id)
+    db.reserve_node("c1", node.id)
+    db.update_node_locked(node.id, "c1", {"driver_internal_info": dict(
+        read.driver_internal_info, k="value")})
+    db.release_node("c1", node.id)
+    assert not record(read, "https://b")
+    assert db.get_node_by_id(node.id).driver_internal_info["k"] == "value"
+
+    # Another column of the guard changed.
+    read = Node.get(node.id)
+    db.update_node(node.id, {"provision_state": "clean wait"})
+    assert not record(read, "https://b")
+    read = Node.get(node.id)
+    assert record(read, "https://c")
+    back = db.get_node_by_id(node.id)
+    assert (back.provision_state, back.driver_internal_info["agent_url"],
+            back.driver_internal_info["k"]) == (
+        "clean wait", "https://c", "value")

@@ -306,3 +306,40 @@ def test_neither_row_changes_when_one_write_fails(dbapi, failure):
     if failure != "allocation deleted":
         got = dbapi.get_allocation(alloc.id, column="id")
         assert (got.state, got.node_id) == ("allocating", None)
+
+
+def test_update_if_unreserved_is_a_compare_and_swap(dbapi):
+    """The idle heartbeat's write: applies only to an unlocked node whose
+    guarded columns are as read; NULLs compare equal."""
+    from ironic.objects.node import Node
+
+    node = _node(dbapi, driver_internal_info={"k": "Value"},
+                 provision_state="manageable")
+    guard = ("driver_internal_info", "provision_state", "deploy_interface")
+
+    def record(read, url):
+        return read.update_if_unreserved(
+            {"driver_internal_info": dict(read.driver_internal_info,
+                                          agent_url=url)}, guard)
+
+    read = Node.get(node.id)
+    before = read.updated_at
+    assert read.deploy_interface is None
+    assert record(read, "a")
+    back = Node.get(node.id)
+    assert back.driver_internal_info == {"k": "Value", "agent_url": "a"}
+    assert read.driver_internal_info == back.driver_internal_info
+    assert read.updated_at == back.updated_at
+    assert before is None or back.updated_at >= before
+
+    read = Node.get(node.id)
+    dbapi.reserve_node("c1", node.id)
+    assert not record(read, "b")
+    dbapi.release_node("c1", node.id)
+    dbapi.update_node(node.id, {"driver_internal_info": {"k": "value"}})
+    assert not record(read, "b")  # changed since read
+    read = Node.get(node.id)
+    dbapi.update_node(node.id, {"provision_state": "clean wait"})
+    assert not record(read, "b")
+    assert read.driver_internal_info == {"k": "value"}
+    assert Node.get(node.id).driver_internal_info == {"k": "value"}
