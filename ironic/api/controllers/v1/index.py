@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pecan
 
-from ironic.api import method
+from ironic.api import method, openapi
 from ironic.api.controllers.v1 import (
     allocation,
     conductor,
@@ -104,3 +104,8 @@ class V1Controller:
             if since <= ver and hasattr(self, name):
                 doc[name] = _links(url, name)
         return doc
+
+
+# Not a Python name: routed explicitly.
+pecan.route(V1Controller, "openapi.json",
+            openapi.DocumentController(V1Controller))

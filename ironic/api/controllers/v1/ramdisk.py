@@ -284,7 +284,7 @@ def _authenticated_node(ident: str, token: str) -> Node:
 
 class HeartbeatController(rest.RestController):
     @expose()
-    @api_method(min_version=22)
+    @api_method(min_version=22, status=202)
     def post(self, node_ident):
         ver = method.version()
         body = method.json_body()
