@@ -39,18 +39,25 @@ from ironic.api.controllers.v1 import (
     conductor,
     deploy_template,
     driver,
+    event,
     inspection_rule,
     node,
+    node_actions,
     node_data,
+    node_indicators,
     node_sub,
+    node_vifs,
+    node_vmedia,
     port,
     portgroup,
+    ramdisk,
     runbook,
     versions,
     volume,
 )
 from ironic.api.method import api_method, expose
 from ironic.api.middleware import auth
+from ironic.common import raid
 
 #: Handlers of a RestController and the HTTP method each answers.
 _REST_HANDLERS = (("get_all", "get"), ("get", "get"), ("get_one", "get"),
@@ -93,6 +100,34 @@ _LIST_QUERY: dict[type, tuple[str, ...]] = {
     node_data.HistoryController: ("fields", "detail", "limit", "marker"),
     node_data.FirmwareController: ("fields",),
     node_sub.ChildrenController: _PAGED,
+}
+
+#: The JSON schemas handlers check their bodies with, where one schema
+#: checks the body as sent (others build the document they check).
+_BODIES: dict[Callable, dict] = {
+    node.NodesController.post: node._NODE_SCHEMA,
+    port.PortsController.post: port._PORT_SCHEMA,
+    portgroup.PortgroupsController.post: portgroup._PORTGROUP_SCHEMA,
+    chassis.ChassisController.post: chassis._CHASSIS_SCHEMA,
+    allocation.AllocationsController.post: allocation.SCHEMA,
+    deploy_template.DeployTemplatesController.post: deploy_template.SCHEMA,
+    runbook.RunbooksController.post: runbook.SCHEMA,
+    event.EventsController.post: event.SCHEMA,
+    node_actions.StatesController.provision:
+        node_actions._PROVISION_SCHEMA,
+    node_actions.StatesController.power: node_actions._POWER_SCHEMA,
+    node_actions.StatesController.put_console: node_actions._CONSOLE_SCHEMA,
+    node_actions.StatesController.put_boot_mode:
+        node_actions._BOOT_MODE_SCHEMA,
+    node_actions.StatesController.put_secure_boot:
+        node_actions._SECURE_BOOT_SCHEMA,
+    node_actions.StatesController.put_raid: raid.RAID_CONFIG_SCHEMA,
+    node_actions.BootDeviceController.put: node_actions._BOOT_DEVICE_SCHEMA,
+    node_indicators.IndicatorsController.put: node_indicators._STATE_SCHEMA,
+    node_vifs.VIFsController.post: node_vifs._VIF_SCHEMA,
+    node_vmedia.VmediaController.post: node_vmedia._ATTACH_SCHEMA,
+    ramdisk.HeartbeatController.post: ramdisk._HEARTBEAT_SCHEMA,
+    ramdisk.ContinueInspectionController.post: ramdisk.DATA_SCHEMA,
 }
 
 _VERSION_HEADER = "X-OpenStack-Ironic-API-Version"
@@ -348,8 +383,9 @@ def _request_body(r: Route) -> dict | None:
             _positional(r.handler)[0].default is inspect.Parameter.empty:
         return {"required": True, "content": {
             "application/json": {"schema": _JSON_PATCH}}}
-    return {"required": False, "content": {
-        "application/json": {"schema": {"type": "object"}}}}
+    known = _BODIES.get(r.handler)
+    return {"required": known is not None, "content": {
+        "application/json": {"schema": known or {"type": "object"}}}}
 
 
 def _responses(r: Route) -> dict:
