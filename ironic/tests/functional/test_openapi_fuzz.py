@@ -61,19 +61,39 @@ def _call(endpoint: str, verb: str, path: str, body=None) -> dict:
 
 
 def _existing(endpoint: str) -> dict[str, str]:
-    """Path parameter values naming resources that exist."""
-    node = _call(endpoint, "POST", "/v1/nodes",
-                 {"driver": "fake-hardware", "name": "fuzz-node"})
-    chassis = _call(endpoint, "POST", "/v1/chassis", {})
-    group = _call(endpoint, "POST", "/v1/portgroups",
-                  {"node_uuid": node["uuid"],
-                   "address": "52:54:00:00:00:0a"})
-    port = _call(endpoint, "POST", "/v1/ports",
-                 {"node_uuid": node["uuid"],
-                  "address": "52:54:00:00:00:0b"})
-    return {"node_ident": node["uuid"], "chassis_ident": chassis["uuid"],
-            "portgroup_ident": group["uuid"], "port_ident": port["uuid"],
-            "driver_name": "fake-hardware", "trait": "CUSTOM_FUZZ"}
+    """Path parameter values naming resources that exist, one of each."""
+    def made(path: str, body: dict) -> str:
+        return _call(endpoint, "POST", path, body)["uuid"]
+
+    chassis = made("/v1/chassis", {})
+    node = made("/v1/nodes", {"driver": "fake-hardware",
+                              "name": "fuzz-node", "chassis_uuid": chassis})
+    group = made("/v1/portgroups", {"node_uuid": node,
+                                    "address": "52:54:00:00:00:0a"})
+    step = {"interface": "bios", "step": "apply_configuration", "args": {}}
+    return {
+        "node_ident": node, "chassis_ident": chassis,
+        "portgroup_ident": group,
+        "port_ident": made("/v1/ports", {
+            "node_uuid": node, "address": "52:54:00:00:00:0b",
+            "portgroup_uuid": group}),
+        "connector_ident": made("/v1/volume/connectors", {
+            "node_uuid": node, "type": "iqn",
+            "connector_id": "iqn.2026-11.org.example:fuzz"}),
+        "target_ident": made("/v1/volume/targets", {
+            "node_uuid": node, "volume_type": "iscsi", "boot_index": 0,
+            "volume_id": "fuzz-volume"}),
+        "deploy_template_ident": made("/v1/deploy_templates", {
+            "name": "CUSTOM_FUZZ", "steps": [{**step, "priority": 10}]}),
+        "runbook_ident": made("/v1/runbooks", {
+            "name": "CUSTOM_FUZZ", "steps": [{**step, "order": 0}]}),
+        "allocation_ident": made("/v1/allocations",
+                                 {"resource_class": "fuzz"}),
+        "inspection_rule_ident": made("/v1/inspection_rules", {
+            "actions": [{"op": "set-attribute",
+                         "args": ["/extra/fuzzed", "yes"]}]}),
+        "driver_name": "fake-hardware", "trait": "CUSTOM_FUZZ",
+    }
 
 
 def _strategy(op, known: dict[str, str]):
