@@ -131,3 +131,14 @@ def test_served_unauthenticated_for_the_negotiated_version(basic_api, ver):
 def test_other_methods_are_not_allowed(basic_api):
     resp = basic_api.post("/v1/openapi.json", {})
     assert resp.status_int == 405
+
+
+def test_the_tables_name_routed_handlers_and_controllers():
+    # A handler or controller renamed or removed must not leave the
+    # document silently without its body schema or query parameters.
+    routed = openapi.routes(index.V1Controller())
+    handlers = {r.handler for r in routed}
+    controllers = {r.controller for r in routed}
+    assert set(openapi._BODIES) <= handlers
+    assert all(any(issubclass(c, listed) for c in controllers)
+               for listed in openapi._LIST_QUERY)
