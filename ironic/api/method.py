@@ -218,6 +218,8 @@ def api_method(feature: features.Since | None = None, *,
         # every request, and finds it here without drilling through the
         # wrapper's closure, a third of the routing work of a GET.
         handler.__signature__ = signature
+        # Read by ironic.api.openapi: the versions that route here and the
+        # status of a success.
         handler.api_since = min_version
         handler.api_until = max_version
         handler.api_status = status

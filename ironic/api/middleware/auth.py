@@ -1,8 +1,8 @@
 """Authentication strategies: noauth, http_basic and keystone.
 
 The middleware leaves a ``RequestContext`` in ``environ['ironic.context']``.
-The ramdisk endpoints and the version documents are public and pass through
-unauthenticated, marked ``is_public_api``.
+The ramdisk endpoints, the version documents and the OpenAPI document are
+public and pass through unauthenticated, marked ``is_public_api``.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ LOG = logging.getLogger(__name__)
 ENV_KEY = "ironic.context"
 
 _PUBLIC_RE = re.compile(
-    r"^/(v1/?)?$|^/v1/(lookup|continue_inspection)/?$|^/v1/heartbeat/[^/]+/?$")
+    r"^/(v1/?)?$|^/v1/(lookup|continue_inspection|openapi\.json)/?$|^/v1/heartbeat/[^/]+/?$")
 
 
 def is_public_path(path: str) -> bool:

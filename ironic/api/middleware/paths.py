@@ -5,7 +5,8 @@
   is not ``v1`` is served as the same path under ``/v1``.
 * Before 1.91 a trailing ``.json`` on the path asked for JSON, which is
   the only answer there is; from 1.91 it is part of the last segment (a
-  node may be named ``foo.json``). Below 1.91 it is dropped.
+  node may be named ``foo.json``). Below 1.91 it is dropped, except from
+  ``/v1/openapi.json``, whose name it is at every version.
 * ``/v1/nodes/{node}/`` is the node itself: a trailing slash is dropped.
 
 A path or query string that is not UTF-8 once percent-decoded is
@@ -26,6 +27,8 @@ from ironic.api.middleware import version as version_mw
 from ironic.api.middleware.errors import error_app_response
 
 _SUFFIX = ".json"
+#: Paths whose ``.json`` is part of the name at every version.
+_NAMED_JSON = frozenset({"/v1/openapi.json"})
 #: The first segments of ``/v1`` paths (checked against the routes by a
 #: unit test): others are not ours to rewrite.
 V1_ROOTS = frozenset({
@@ -42,7 +45,8 @@ def _first_segment(path: str) -> str:
 def canonical(path: str, ver: int) -> str:
     """``path`` as the routes spell it, for a request at 1.``ver``."""
     if not features.JSON_SUFFIX_IS_NAME.available(ver) and \
-            path.rstrip("/").endswith(_SUFFIX):
+            path.rstrip("/").endswith(_SUFFIX) and \
+            path.rstrip("/") not in _NAMED_JSON:
         head, _, tail = path.rpartition(_SUFFIX)
         path = head + tail
     if _first_segment(path) in V1_ROOTS:

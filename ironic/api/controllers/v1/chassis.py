@@ -109,14 +109,15 @@ class ChassisNodesController(rest.RestController):
 
 class ChassisController(rest.RestController):
     _custom_actions = {"detail": ["GET"]}
+    _subcontrollers = {"nodes": ChassisNodesController}
 
     @expose()
     def _lookup(self, ident, sub=None, *remainder):
         if sub is None:
             return api_utils.item_without_handler(self, ident)
-        if sub != "nodes":
+        if sub not in self._subcontrollers:
             pecan.abort(404)
-        return ChassisNodesController(ident), remainder
+        return self._subcontrollers[sub](ident), remainder
 
     def _list(self, params: dict, detail: bool) -> dict:
         policy.authorize("baremetal:chassis:list", method.context())

@@ -178,18 +178,33 @@ class RaidController(rest.RestController):
         return iface.get_logical_disk_properties()
 
 
+class DriverProperties(rest.RestController):
+    """/v1/drivers/{name}/properties: driver_info keys and their help."""
+
+    def __init__(self, driver_name: str) -> None:
+        self.driver_name = driver_name
+
+    @expose()
+    @api_method()
+    def get_all(self, **params):
+        _check_params(params, set())
+        policy.authorize("baremetal:driver:get_properties",
+                         method.context())
+        hw = interface_catalog.live().get(self.driver_name)
+        return driver_factory.properties_of(hw.defaults)
+
+
 class DriversController(rest.RestController):
     _subcontrollers = {"vendor_passthru": DriverPassthruController,
-                       "raid": RaidController}
+                       "raid": RaidController,
+                       "properties": DriverProperties}
 
     @expose()
     def _lookup(self, name, sub=None, *remainder):
         if sub is None:
             return api_utils.item_without_handler(self, name)
-        if sub == "properties" and not remainder:
-            return DriverProperties(name), []
         factory = self._subcontrollers.get(sub)
-        if factory is None:
+        if factory is None or (sub == "properties" and remainder):
             import pecan
             pecan.abort(404)
         return factory(name), list(remainder)
@@ -216,22 +231,6 @@ class DriversController(rest.RestController):
         ver = method.version()
         hw = interface_catalog.live().get(name)
         return _view(hw, _fields(params, ver, True))
-
-
-class DriverProperties(rest.RestController):
-    """/v1/drivers/{name}/properties: driver_info keys and their help."""
-
-    def __init__(self, driver_name: str) -> None:
-        self.driver_name = driver_name
-
-    @expose()
-    @api_method()
-    def get_all(self, **params):
-        _check_params(params, set())
-        policy.authorize("baremetal:driver:get_properties",
-                         method.context())
-        hw = interface_catalog.live().get(self.driver_name)
-        return driver_factory.properties_of(hw.defaults)
 
 
 __all__ = ["DriversController"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pecan
 
-from ironic.api import features, method
+from ironic.api import features, method, openapi
 from ironic.api.controllers.v1 import (
     allocation,
     conductor,
@@ -109,3 +109,8 @@ class V1Controller:
             if since.available(ver) and hasattr(self, name):
                 doc[name] = _links(url, name)
         return doc
+
+
+# Not a Python name: routed explicitly.
+pecan.route(V1Controller, "openapi.json",
+            openapi.DocumentController(V1Controller))

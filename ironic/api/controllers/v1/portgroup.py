@@ -141,6 +141,10 @@ def _authorized(ident: str, rule: str) -> Portgroup:
 
 class PortgroupsController(rest.RestController):
     _custom_actions = {"detail": ["GET"]}
+    #: The ports of a port group, listed from 1.24 (built by _lookup,
+    #: which also passes the node the collection is under).
+    _subcontrollers = {"ports": port_api.PortsController}
+    _sub_since = {"ports": features.PORTGROUP_SUBRESOURCES}
 
     def __init__(self, node_ident: str | None = None):
         self.node_ident = node_ident
@@ -149,8 +153,8 @@ class PortgroupsController(rest.RestController):
     def _lookup(self, ident, sub=None, *remainder):
         if sub is None:
             return api_utils.item_without_handler(self, ident)
-        if sub != "ports" or not features.PORTGROUP_SUBRESOURCES.available(
-                method.version()):
+        if sub not in self._subcontrollers or \
+                not self._sub_since[sub].available(method.version()):
             pecan.abort(404)
         return port_api.PortsController(portgroup_ident=ident,
                                         node_ident=self.node_ident), \

@@ -279,7 +279,7 @@ def _authenticated_node(ident: str, token: str) -> Node:
 
 class HeartbeatController(rest.RestController):
     @expose()
-    @api_method(features.RAMDISK_LOOKUP)
+    @api_method(features.RAMDISK_LOOKUP, status=202)
     def post(self, node_ident):
         ver = method.version()
         body = method.json_body()

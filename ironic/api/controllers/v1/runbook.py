@@ -206,12 +206,14 @@ class RunbookTraitsController(rest.RestController):
 
 
 class RunbooksController(rest.RestController):
+    _subcontrollers = {"traits": RunbookTraitsController}
+
     @expose()
     def _lookup(self, ident, sub=None, *remainder):
         if sub is None:
             return api_utils.item_without_handler(self, ident)
-        if sub == "traits":
-            return RunbookTraitsController(ident), remainder
+        if sub in self._subcontrollers:
+            return self._subcontrollers[sub](ident), remainder
         pecan.abort(404)
 
     @expose()
