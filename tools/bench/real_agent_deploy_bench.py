@@ -147,6 +147,7 @@ class Bench:
             {"op": "add", "path": "/properties/capabilities",
              "value": "boot_mode:bios"}])
         load = _load()
+        seen = len(real._agent_log(self.bmc))
         start = time.perf_counter()
         self.conn.baremetal.set_node_provision_state(self.node_id, "active")
         done, phases = self._watch(start, "active", "deploy failed",
@@ -154,7 +155,8 @@ class Bench:
         took = time.perf_counter() - start
         if done.provision_state != "active":
             raise RuntimeError(f"deploy failed: {done.last_error}")
-        found = STREAMED.findall(real._agent_log(self.bmc))
+        log = real._agent_log(self.bmc)[seen:]
+        found = STREAMED.findall(log)
         device, streamed, written = found[-1]
         if device != self.disk or int(written) != size:
             raise RuntimeError(f"the agent wrote {written} bytes to "
@@ -165,7 +167,7 @@ class Bench:
         self._state("available", timeout=300)
         return {"deploy_s": took, "agent_stream_s": float(streamed),
                 "disk_matches_image": same, "load1": (load + _load()) / 2,
-                "phases": phases}
+                **_agent_phases(log), "phases": phases}
 
     def _watch(self, start: float, *wanted: str, timeout: float):
         """Wait for a provision state, noting when the provision and power
@@ -185,6 +187,37 @@ class Bench:
                 print(real._agent_log(self.bmc)[-8000:], file=sys.stderr)
                 raise TimeoutError(f"{wanted} not reached: {phases}")
             time.sleep(0.05)
+
+
+def _stamp(line: str) -> float:
+    """Seconds of an agent log line's time of day."""
+    clock = line[11:23]
+    hours, minutes, seconds = clock.split(":")
+    return int(hours) * 3600 + int(minutes) * 60 + float(seconds)
+
+
+def _agent_phases(log: str) -> dict:
+    """From the agent's log of one deploy: how long it spent after the
+    stream until its write step ended (partition probes), and until the
+    heartbeat that told the service."""
+    lines = log.splitlines()
+
+    def first(text: str, after: float = 0.0) -> float | None:
+        for line in lines:
+            if text in line and line[:4].isdigit() and _stamp(line) >= after:
+                return _stamp(line)
+        return None
+
+    streamed = first("Image streamed onto device")
+    written = first("Asynchronous command prepare_image completed")
+    told = first("heartbeat successful", written or 0.0)
+    phases = {"refused_partprobe": sum(
+        "refused to run: partprobe" in line for line in lines)}
+    if streamed is not None and written is not None:
+        phases["after_stream_s"] = written - streamed
+    if written is not None and told is not None:
+        phases["heartbeat_wait_s"] = told - written
+    return phases
 
 
 def _machine_command(api: str, disk: str) -> str:
@@ -309,6 +342,8 @@ def _table(result: dict) -> str:
              ("agent_stream_s", "agent's image stream onto the disk (s)"),
              ("dd_s", "dd bs=1M conv=fsync, same bytes (s)"),
              ("curl_s", "curl -o from the same server (s)"),
+             ("after_stream_s", "agent, end of stream to step done (s)"),
+             ("heartbeat_wait_s", "agent, step done to its heartbeat (s)"),
              ("deploy_vs_dd", "deploy / dd"),
              ("stream_vs_dd", "agent stream / dd")]
     for key, label in names:
