@@ -23,7 +23,13 @@ The machine's directory (its disk, the agent's configuration) is under
 the system's temporary directory, where the unprivileged agent can write,
 and is removed at the end.
 
-    python tools/bench/real_agent_deploy_bench.py --boots 5 --deploys 2
+    PYTHONPATH=$PWD .tox/tests/bin/python \
+        tools/bench/real_agent_deploy_bench.py --boots 10 --deploys 3
+
+It imports the functional tests' lab modules (pytest and the test
+requirements must be installed). The image server prints a reset
+connection once per deploy: the conductor's reachability check, which
+closes its GET after the headers.
 
 The last line printed is the JSON result.
 """
