@@ -20,7 +20,9 @@ the disk with are let through the allow-list for that file's sake:
 ``parted ... print`` (only printing) and ``lsblk`` on the file, which lsblk
 cannot describe (not a block device): its answer is made here, from
 blkid's low-level probe of the file and the file's size, in lsblk's
-``--pairs`` form.
+``--pairs`` form. ``partprobe`` of the file succeeds without running: a
+file has no kernel partition table to refresh (the real one fails, and
+the agent retries it for about ten seconds).
 
 The agent's code (lookup, token, heartbeat, command API, steps) is left
 untouched; the lab machine's disk and NIC come from the hardware manager
@@ -92,16 +94,25 @@ def path_forbidden(path) -> bool:
     return real.startswith(("/proc/", "/sys/"))
 
 
-def lab_disk_lsblk(argv: list) -> list | None:
-    """The command that answers ``argv`` (an lsblk of the lab disk file)
-    in lsblk's --pairs form, or None when ``argv`` is anything else."""
+def _on_lab_disk(argv: list, tool: str) -> str | None:
+    """The lab disk file when ``argv`` runs ``tool`` on it, else None."""
     disk = os.environ.get("IRONIC_LAB_DISK")
-    if not disk or os.path.basename(str(argv[0])) != "lsblk":
+    if not disk or not argv or os.path.basename(str(argv[0])) != tool:
+        return None
+    paths = {os.path.realpath(str(a)) for a in argv[1:]
+             if str(a).startswith("/")}
+    return disk if os.path.realpath(disk) in paths else None
+
+
+def lab_disk_stand_in(argv: list) -> list | None:
+    """The command that answers ``argv`` when it is a partprobe or an
+    lsblk of the lab disk file (see the module's docstring), or None."""
+    if _on_lab_disk(argv, "partprobe"):
+        return [sys.executable, "-c", ""]
+    disk = _on_lab_disk(argv, "lsblk")
+    if disk is None:
         return None
     args = [str(a) for a in argv[1:]]
-    if os.path.realpath(disk) not in {os.path.realpath(a) for a in args
-                                      if a.startswith("/")}:
-        return None
     columns = "NAME,SIZE,TYPE"
     for i, arg in enumerate(args):
         if arg in ("-o", "--output") and i + 1 < len(args):
@@ -138,7 +149,7 @@ def _fenced_popen_init(self, args, *rest, **kwargs):
     else:
         argv = list(args)
         text = " ".join(shlex.quote(str(a)) for a in argv)
-        stand_in = lab_disk_lsblk(argv)
+        stand_in = lab_disk_stand_in(argv)
         if stand_in is not None:
             return _popen_init(self, stand_in, *rest, **kwargs)
         allowed = command_allowed(argv)

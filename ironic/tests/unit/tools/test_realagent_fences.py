@@ -102,13 +102,26 @@ def test_lsblk_of_the_lab_disk_is_answered_for_the_file(tmp_path,
     monkeypatch.setenv("IRONIC_LAB_DISK", str(disk))
     argv = ["lsblk", "--pairs", "--bytes", "--ascii", "--nodeps",
             "--output", "UUID,PARTUUID,SIZE,PTTYPE,TYPE", str(disk)]
-    stand_in = fences.lab_disk_lsblk(argv)
+    stand_in = fences.lab_disk_stand_in(argv)
     assert stand_in is not None
     out = subprocess.run(stand_in, capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == ('UUID="" PARTUUID="" SIZE="4194304" '
                            'PTTYPE="dos" TYPE="disk"')
     # Other devices, and lsblk without the disk, run the real lsblk.
-    assert fences.lab_disk_lsblk(["lsblk", "--pairs", "/dev/sda"]) is None
-    assert fences.lab_disk_lsblk(["lsblk", "-bia", "--json"]) is None
-    assert fences.lab_disk_lsblk(["blkid", str(disk)]) is None
+    assert fences.lab_disk_stand_in(["lsblk", "--pairs", "/dev/sda"]) is None
+    assert fences.lab_disk_stand_in(["lsblk", "-bia", "--json"]) is None
+    assert fences.lab_disk_stand_in(["blkid", str(disk)]) is None
+
+
+def test_partprobe_of_the_lab_disk_succeeds_without_running(tmp_path,
+                                                            monkeypatch):
+    import subprocess
+    disk = tmp_path / "disk.img"
+    _mbr_disk(disk, 1024 * 1024)
+    monkeypatch.setenv("IRONIC_LAB_DISK", str(disk))
+    stand_in = fences.lab_disk_stand_in(["partprobe", str(disk)])
+    assert subprocess.run(stand_in).returncode == 0
+    # Any other device stays refused.
+    assert fences.lab_disk_stand_in(["partprobe", "/dev/sda"]) is None
+    assert not fences.command_allowed(["partprobe", "/dev/sda"])
