@@ -208,8 +208,11 @@ class ConductorService:
 
     def _takeover(self) -> None:
         # The dead conductors' locks are broken by the party's leader
-        # (leader_jobs); here each conductor resumes what it now owns.
+        # (leader_jobs); here each conductor resumes what it now owns,
+        # after giving back locks of its own that no task holds (their
+        # answer lost in a database outage: nobody else would ever).
         hash_ring.manager().reset()
+        lock_book.release_stray_locks(self.host)
         takeover.recover_orphans(self)
         takeover.take_over_active_nodes(self)
         consoles.stop_moved_consoles(self)

@@ -11,7 +11,13 @@ import pytest
 import sqlalchemy as sa
 
 from ironic.common import hash_ring, rpc, states
-from ironic.conductor import base_manager, periodics, steps, takeover
+from ironic.conductor import (
+    base_manager,
+    periodics,
+    steps,
+    takeover,
+    task_manager,
+)
 from ironic.db import api as db_api
 from ironic.db.sqlalchemy import api as sqla_api
 from ironic.db.sqlalchemy import models
@@ -107,6 +113,20 @@ def test_dead_conductor_locks_released_and_nodes_taken_over(svc):
     fresh = Node.get(node.id)
     assert fresh.reservation is None
     assert fresh.conductor_affinity == svc.conductor_id
+
+
+def test_the_takeover_pass_gives_back_a_lock_no_task_holds(svc):
+    # The lock written although its task got an error (the answer lost
+    # in an outage) with the conductor running on: the next takeover pass
+    # releases it; a lock a task holds stays.
+    dbapi = db_api.get_instance()
+    lost = builders.make_node(provision_state=states.ACTIVE)
+    held = builders.make_node(provision_state=states.ACTIVE)
+    dbapi.reserve_node(svc.host, lost.id)
+    with task_manager.acquire(None, held.id):
+        svc._takeover()
+        assert Node.get(held.id).reservation == svc.host
+    assert Node.get(lost.id).reservation is None
 
 
 def test_stop_unregisters_and_start_clears_own_locks(svc, config):
