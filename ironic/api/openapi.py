@@ -44,6 +44,7 @@ from ironic.api.controllers.v1 import (
     node,
     node_actions,
     node_data,
+    node_edit,
     node_indicators,
     node_sub,
     node_vifs,
@@ -105,7 +106,7 @@ _LIST_QUERY: dict[type, tuple[str, ...]] = {
 #: The JSON schemas handlers check their bodies with, where one schema
 #: checks the body as sent (others build the document they check).
 _BODIES: dict[Callable, dict] = {
-    node.NodesController.post: node._NODE_SCHEMA,
+    node.NodesController.post: node_edit.NODE_SCHEMA,
     port.PortsController.post: port._PORT_SCHEMA,
     portgroup.PortgroupsController.post: portgroup._PORTGROUP_SCHEMA,
     chassis.ChassisController.post: chassis._CHASSIS_SCHEMA,

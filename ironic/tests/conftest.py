@@ -42,14 +42,14 @@ def database(tmp_path, config):
     policy.reset()
     hash_ring.reset()
     rpc.reset()
-    from ironic.api.controllers.v1 import node as node_api
-    node_api.reset_documents()
+    from ironic.api.controllers.v1 import node_documents
+    node_documents.reset_documents()
     yield path
     ifx.stop_local_rpc()
     rpc.reset()
     sqla_api.dispose()
     hash_ring.reset()
-    node_api.reset_documents()
+    node_documents.reset_documents()
     driver_factory.reset()
 
 

@@ -19,8 +19,7 @@ import pecan
 from pecan import rest
 
 from ironic.api import features, method
-from ironic.api.controllers.v1 import node as node_api
-from ironic.api.controllers.v1 import node_sub
+from ironic.api.controllers.v1 import node_lookup, node_sub
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import exception, policy, utils
@@ -75,7 +74,7 @@ def _visible(ver: int) -> list[str]:
 def _iso(value: Any) -> str | None:
     if isinstance(value, str):
         value = datetime.datetime.fromisoformat(value)
-    return node_api.iso(value)
+    return api_utils.iso(value)
 
 
 def views(rows: list, fields: list[str]) -> list[dict]:
@@ -181,7 +180,7 @@ def _backfill_node(ident: str, values: dict) -> dict:
             err="Cannot use candidate_nodes when creating an allocation "
                 "for a specific node.")
     try:
-        node = node_api.get_node(ident)
+        node = node_lookup.get_node(ident)
     except exception.NodeNotFound as e:
         raise exception.InvalidParameterValue(err=str(e)) from e
     values["node"] = node.uuid
@@ -247,7 +246,7 @@ def _list_filters(params: dict, ver: int) -> list[tuple[str, Any]]:
     conds: list[tuple[str, Any]] = []
     if params.get("node") is not None:
         try:
-            node = node_api.get_node(params["node"])
+            node = node_lookup.get_node(params["node"])
         except exception.NodeNotFound as e:
             raise exception.InvalidParameterValue(err=str(e)) from e
         conds.append(("node_id", node.id))
@@ -398,7 +397,7 @@ class NodeAllocationController(rest.RestController):
     def _allocation(self, missing_node: type = exception.NodeNotFound
                     ) -> Allocation:
         try:
-            node = node_api.get_node(self.node_ident)
+            node = node_lookup.get_node(self.node_ident)
         except exception.NodeNotFound as e:
             # The reference reads the node of a GET as an argument.
             raise missing_node(str(e)) from e

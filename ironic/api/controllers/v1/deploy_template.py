@@ -13,7 +13,6 @@ import pecan
 from pecan import rest
 
 from ironic.api import features, method
-from ironic.api.controllers.v1 import node as node_api
 from ironic.api.controllers.v1 import node_sub
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
@@ -78,7 +77,7 @@ def _view(obj: Any, fields: list[str] | tuple) -> dict:
         if name == "links":
             out[name] = api_utils.link("deploy_templates", obj.uuid)
         elif name in ("created_at", "updated_at"):
-            out[name] = node_api.iso(getattr(obj, name))
+            out[name] = api_utils.iso(getattr(obj, name))
         else:
             out[name] = getattr(obj, name)
     return out

@@ -13,11 +13,6 @@ from ironic.api.controllers.v1 import (
     event,
     inspection_rule,
     node,
-    node_actions,
-    node_data,
-    node_vendor,
-    node_vifs,
-    node_vmedia,
     port,
     portgroup,
     ramdisk,
@@ -40,22 +35,6 @@ _RESOURCES = {
     "runbooks": features.RUNBOOKS, "allocations": features.ALLOCATIONS,
     "shards": features.SHARDS, "inspection_rules": features.INSPECTION_RULES,
 }
-
-# Node sub-resources served by other resource modules.
-node.NodesController._subcontrollers.update({
-    "volume": volume.VolumeController,
-    "bios": node_data.BIOSController,
-    "history": node_data.HistoryController,
-    "firmware": node_data.FirmwareController,
-    "inventory": node_data.InventoryController,
-    "allocation": allocation.NodeAllocationController,
-    "vendor_passthru": node_vendor.NodeVendorPassthruController,
-    "vmedia": node_vmedia.VmediaController,
-    # states (provision, power), management, validate: via conductors.
-    **node_actions.SUBCONTROLLERS,
-    **node_vifs.SUBCONTROLLERS,
-})
-
 
 def _links(url: str, name: str) -> list[dict]:
     return [{"href": f"{url}/v1/{name}/", "rel": "self"},

@@ -15,7 +15,6 @@ import pecan
 from automaton import exceptions as fsm_exc
 
 from ironic.api import features, method
-from ironic.api.controllers.v1 import node as node_api
 from ironic.api.controllers.v1 import node_indicators, node_sub, resource
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
@@ -465,4 +464,4 @@ class ValidateController(node_sub._NodeSub):
 SUBCONTROLLERS = {"states": StatesController,
                   "management": ManagementController,
                   "validate": ValidateController}
-__all__ = ["SUBCONTROLLERS", "node_api"]
+__all__ = ["SUBCONTROLLERS"]

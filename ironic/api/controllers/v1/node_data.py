@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 from ironic.api import features, method
-from ironic.api.controllers.v1 import node as node_api
 from ironic.api.controllers.v1 import node_sub
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
@@ -40,7 +39,7 @@ _SHORT_EVENT = 255
 def _value(obj: Any, name: str) -> Any:
     value = getattr(obj, name, None)
     if name in ("created_at", "updated_at"):
-        return node_api.iso(value)
+        return api_utils.iso(value)
     return value
 
 

@@ -8,17 +8,19 @@ from typing import Any, Iterable
 from ironic.api import features, method
 from ironic.api.controllers.v1 import node_policy
 from ironic.api.controllers.v1 import utils as api_utils
-from ironic.api.controllers.v1.node import (
+from ironic.api.controllers.v1.node_fields import (
     DEFAULT_LIST_FIELDS,
     HIDDEN_FIELDS,
-    Relations,
-    columns_for,
     field_feature,
-    node_uuid_of,
-    node_views,
     parse_node_fields,
     visible_fields,
     with_links,
+)
+from ironic.api.controllers.v1.node_lookup import node_uuid_of
+from ironic.api.controllers.v1.node_view import (
+    Relations,
+    columns_for,
+    node_views,
 )
 from ironic.common import (
     exception,

@@ -1,8 +1,8 @@
 """Sub-resources of a node: traits, states, maintenance, children.
 
 Each controller is built for one node identifier by ``NodesController``'s
-lookup; the node itself is fetched through ``node.get_node`` so that name
-and ``.json`` rules stay in one place.
+lookup; the node itself is fetched through ``node_lookup.get_node`` so that
+name and ``.json`` rules stay in one place.
 """
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ import os_traits
 from pecan import rest
 
 from ironic.api import features, method
-from ironic.api.controllers.v1 import node as node_api
+from ironic.api.controllers.v1 import node_lookup
+from ironic.api.controllers.v1 import utils as api_utils
+from ironic.api.controllers.v1.node_fields import state_for_version
 from ironic.api.method import api_method, expose
 from ironic.common import exception
 from ironic.objects.node import Node
@@ -32,8 +34,8 @@ class _NodeSub(rest.RestController):
         """The node, once the caller may do ``rule`` to it (see
         ``node_policy``); no rule: the caller was checked otherwise."""
         if rule is None:
-            return node_api.get_node(self.node_ident)
-        return node_api.authorized_node(self.node_ident, rule)
+            return node_lookup.get_node(self.node_ident)
+        return node_lookup.authorized_node(self.node_ident, rule)
 
 
 def validate_trait(trait: Any) -> None:
@@ -77,7 +79,7 @@ class TraitsController(_NodeSub):
     @api_method(features.TRAITS, status=204, too_old=405)
     def put(self, trait: str | None = None):
         node = self._node("baremetal:node:traits:set")
-        node_api.check_not_locked(node)
+        node_lookup.check_not_locked(node)
         if trait is None:
             node.set_traits(_traits_body())
             return
@@ -92,7 +94,7 @@ class TraitsController(_NodeSub):
     @api_method(features.TRAITS, status=204)
     def delete(self, trait: str | None = None):
         node = self._node("baremetal:node:traits:delete")
-        node_api.check_not_locked(node)
+        node_lookup.check_not_locked(node)
         if trait is None:
             node.set_traits([])
             return
@@ -109,13 +111,13 @@ class StatesController(_NodeSub):
     def get_all(self):
         node = self._node("baremetal:node:get_states")
         ver = method.version()
-        shown = node_api.state_for_version
+        shown = state_for_version
         doc = {
             "console_enabled": node.console_enabled,
             "last_error": node.last_error,
             "power_state": node.power_state,
             "provision_state": shown(node.provision_state, ver),
-            "provision_updated_at": node_api.iso(node.provision_updated_at),
+            "provision_updated_at": api_utils.iso(node.provision_updated_at),
             "target_power_state": node.target_power_state,
             "target_provision_state": shown(node.target_provision_state,
                                             ver),
@@ -135,7 +137,7 @@ class MaintenanceController(_NodeSub):
     def _set(self, flag: bool, reason: str | None) -> None:
         node = self._node("baremetal:node:set_maintenance" if flag else
                           "baremetal:node:clear_maintenance")
-        node_api.check_not_locked(node)
+        node_lookup.check_not_locked(node)
         node.maintenance = flag
         node.maintenance_reason = reason if flag else None
         if not flag:

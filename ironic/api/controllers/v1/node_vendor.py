@@ -13,6 +13,7 @@ import pecan
 from pecan import rest
 
 from ironic.api import method
+from ironic.api.controllers.v1 import node_lookup
 from ironic.api.method import api_method, expose
 from ironic.common import driver_factory, exception, policy
 
@@ -99,9 +100,8 @@ class NodeVendorPassthruController(PassthruVerbs):
     @expose()
     @api_method()
     def methods(self):
-        from ironic.api.controllers.v1 import node as node_api
         policy.authorize("baremetal:node:vendor_passthru", method.context())
-        node = node_api.get_node(self.node_ident)
+        node = node_lookup.get_node(self.node_ident)
         if not node.vendor_interface:
             raise exception.UnsupportedDriverExtension(
                 driver=node.driver, extension="vendor passthru")
@@ -112,11 +112,10 @@ class NodeVendorPassthruController(PassthruVerbs):
 
     def _call(self, http_method: str, params: dict,
               path_name: str | None = None) -> Any:
-        from ironic.api.controllers.v1 import node as node_api
         from ironic.conductor import rpcapi
         policy.authorize("baremetal:node:vendor_passthru", method.context())
         name, info = call_args(path_name)
-        node = node_api.get_node(self.node_ident)
+        node = node_lookup.get_node(self.node_ident)
         return answer(rpcapi.get_api().vendor_passthru(
             method.context(), node, name, http_method, info))
 

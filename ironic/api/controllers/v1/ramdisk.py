@@ -32,7 +32,7 @@ from urllib.parse import urlparse
 from pecan import rest
 
 from ironic.api import features, method
-from ironic.api.controllers.v1 import node as node_api
+from ironic.api.controllers.v1 import node_lookup, node_view
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import (
@@ -113,7 +113,7 @@ def lookup_view(fields: dict[str, Any], token: str | None) -> dict:
         "uuid": fields["uuid"],
         "properties": fields.get("properties") or {},
         "instance_info": instance_info,
-        "driver_internal_info": node_api._mask_internal(info),
+        "driver_internal_info": node_view.mask_internal(info),
         "links": api_utils.link("nodes", fields["uuid"]),
     }
     return {"node": node,
@@ -269,7 +269,7 @@ def _authenticated_node(ident: str, token: str) -> Node:
     again under the node's lock).
     """
     try:
-        node = node_api.get_node(ident)
+        node = node_lookup.get_node(ident)
     except (exception.NotFound, exception.Invalid):
         node = None
     if node is None or not agent_token.matches(node, token):

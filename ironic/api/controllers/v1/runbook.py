@@ -16,7 +16,6 @@ from pecan import rest
 
 from ironic.api import features, method
 from ironic.api.controllers.v1 import deploy_template, node_sub
-from ironic.api.controllers.v1 import node as node_api
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import exception, policy, utils
@@ -113,7 +112,7 @@ def _views(rows: list, fields: list[str]) -> list[dict]:
             elif name == "traits":
                 doc[name] = traits.get(row.id, [])
             elif name in ("created_at", "updated_at"):
-                doc[name] = node_api.iso(getattr(row, name))
+                doc[name] = api_utils.iso(getattr(row, name))
             else:
                 doc[name] = getattr(row, name)
         out.append(doc)

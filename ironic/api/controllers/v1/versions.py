@@ -16,7 +16,7 @@ import dataclasses
 from ironic.api import features
 
 # Who builds a version's missing parts.
-NODE = "node"            # node fields/filters/endpoints in v1/node.py
+NODE = "node"            # node fields/filters/endpoints in v1/node*.py
 PORT = "port"            # ports, portgroups, chassis (the `ports` work)
 API = "api"              # API- or database-only resources and behaviour
 CONDUCTOR = "conductor"  # state machine, RPC, locks, periodic work (issue 3)

@@ -16,13 +16,13 @@ import pecan
 from pecan import rest
 
 from ironic.api import features, method
-from ironic.api.controllers.v1 import node as node_api
-from ironic.api.controllers.v1 import resource
+from ironic.api.controllers.v1 import node_lookup, resource
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import exception, policy, states, utils
 from ironic.objects import records
 from ironic.objects.base import uuids_for_ids
+from ironic.objects.node import Node
 
 CONNECTOR_TYPES = ("iqn", "ip", "mac", "wwnn", "wwpn", "port", "portgroup")
 _STRING = {"type": "string", "minLength": 1, "maxLength": 255}
@@ -67,7 +67,7 @@ TARGETS = _Kind(
 
 
 def _iso(value: datetime.datetime | None) -> str | None:
-    return node_api.iso(value)
+    return api_utils.iso(value)
 
 
 def _view(kind: _Kind, row: dict, fields: list[str], node_uuids: dict
@@ -91,7 +91,7 @@ def _row(obj) -> dict:
 
 def _node_id(ident: str) -> int:
     try:
-        return node_api.get_node(ident).id
+        return node_lookup.get_node(ident).id
     except exception.NodeNotFound as e:
         raise exception.InvalidParameterValue(err=str(e)) from e
 
@@ -115,7 +115,7 @@ def _list(kind: _Kind, params: dict, node_id: int | None,
     fields = fields or list(kind.fields if detail else kind.default_fields)
     if params.get("node") is not None:
         # A filter naming no node is not found (a body's is a bad input).
-        node_id = node_api.get_node(params["node"]).id
+        node_id = node_lookup.get_node(params["node"]).id
     criteria = [] if node_id is None else [("node_id", node_id)]
     criteria += resource.project_filter("volume")
     limit = api_utils.parse_limit(params.get("limit"))
@@ -157,8 +157,8 @@ def _check_node_idle(node_id: int, kind: _Kind, deleting: bool) -> None:
     """An update needs the node powered off; a deletion too, unless the
     node is not yet (or no longer) in use. The action named in the error
     is what clients match on."""
-    node = node_api.Node.get(node_id)
-    node_api.check_not_locked(node)
+    node = Node.get(node_id)
+    node_lookup.check_not_locked(node)
     if node.power_state == states.POWER_OFF or (
             deleting and node.provision_state in _DELETE_ANY_POWER):
         return
@@ -184,7 +184,7 @@ class _VolumeCollection(api_utils.ItemLookup, rest.RestController):
     def get_all(self, **params):
         node_id = None
         if self.node_ident:
-            node_id = node_api.authorized_node(
+            node_id = node_lookup.authorized_node(
                 self.node_ident, "baremetal:volume:get").id
         return _list(self.kind, params, node_id, self._url())
 
@@ -286,7 +286,7 @@ class VolumeController(rest.RestController):
     def get_all(self):
         policy.authorize("baremetal:volume:list", method.context())
         if self.node_ident:
-            node = node_api.authorized_node(self.node_ident,
+            node = node_lookup.authorized_node(self.node_ident,
                                             "baremetal:volume:get")
             return _root_doc(f"nodes/{node.uuid}/volume")
         return _root_doc("volume")

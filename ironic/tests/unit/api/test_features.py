@@ -18,6 +18,7 @@ from ironic.api.controllers.v1 import (
     inspection_rule,
     node,
     node_actions,
+    node_fields,
     node_sub,
     port,
     portgroup,
@@ -82,7 +83,7 @@ def test_resource_fields_appear_at_recorded_versions(spec):
 
 def test_node_fields_appear_at_recorded_versions():
     for name in Node.fields:
-        since = node.field_since(name)
+        since = node_fields.field_since(name)
         assert since is None or since in v.HISTORY, name
 
 

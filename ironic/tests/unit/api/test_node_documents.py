@@ -5,7 +5,7 @@ import sqlite3
 
 import pytest
 
-from ironic.api.controllers.v1 import node as node_api
+from ironic.api.controllers.v1 import node_documents, node_view
 from ironic.common import hash_ring
 from ironic.db import api as db_api
 from ironic.tests import fixtures as ifx
@@ -15,12 +15,12 @@ from ironic.tests import fixtures as ifx
 def renders(monkeypatch):
     """How many node documents were rendered (not answered from store)."""
     count = []
-    show = node_api.show_node
+    show = node_view.show_node
 
     def counting(*args, **kwargs):
         count.append(1)
         return show(*args, **kwargs)
-    monkeypatch.setattr(node_api, "show_node", counting)
+    monkeypatch.setattr(node_view, "show_node", counting)
     return count
 
 
@@ -34,7 +34,7 @@ def node(api):
 
 def _fresh(api, path, **kw):
     """What rendering from scratch answers."""
-    node_api.reset_documents()
+    node_documents.reset_documents()
     return api.get(path, **kw).json
 
 
@@ -126,20 +126,20 @@ def test_the_conductor_shown_follows_the_hash_ring(api, node):
 
 def test_a_node_in_a_chassis_is_shown_right_and_not_stored(api):
     chassis = api.post("/v1/chassis", {"description": "rack"}).json
-    stored = len(node_api._DOCUMENTS)
+    stored = len(node_documents._DOCUMENTS)
     created = api.post("/v1/nodes", {"driver": "fake-hardware",
                                      "chassis_uuid": chassis["uuid"]}).json
     got = api.get(f"/v1/nodes/{created['uuid']}").json
     assert got["chassis_uuid"] == chassis["uuid"]
-    assert len(node_api._DOCUMENTS) == stored
+    assert len(node_documents._DOCUMENTS) == stored
 
 
 def test_the_store_is_bounded_and_can_be_turned_off(api, config, renders):
     config("api", node_document_cache_size=2)
-    node_api.reset_documents()
+    node_documents.reset_documents()
     uuids = [api.post("/v1/nodes", {"driver": "fake-hardware"}).json["uuid"]
              for _ in range(3)]
-    assert len(node_api._DOCUMENTS) == 2
+    assert len(node_documents._DOCUMENTS) == 2
     renders.clear()
     api.get(f"/v1/nodes/{uuids[2]}")
     assert not renders
@@ -147,11 +147,11 @@ def test_the_store_is_bounded_and_can_be_turned_off(api, config, renders):
     assert len(renders) == 1
 
     config("api", node_document_cache_size=0)
-    node_api.reset_documents()
+    node_documents.reset_documents()
     api.get(f"/v1/nodes/{uuids[2]}")
     api.get(f"/v1/nodes/{uuids[2]}")
     assert len(renders) == 3
-    assert len(node_api._DOCUMENTS) == 0
+    assert len(node_documents._DOCUMENTS) == 0
 
 
 def test_errors_are_not_stored(api, node):
@@ -175,7 +175,7 @@ def keystone_api(database, config, monkeypatch):
     policy.reset()
     monkeypatch.setattr(auth_token, "AuthProtocol", lambda app, _conf: app)
     ifx.register_test_conductor()
-    node_api.reset_documents()
+    node_documents.reset_documents()
     yield ifx.ApiClient(api_app.setup_app(), "latest")
     policy.reset()
 

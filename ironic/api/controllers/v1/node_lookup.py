@@ -1,0 +1,52 @@
+"""Finding the node a request names: by UUID or (from 1.5) logical name,
+once the caller may act on it."""
+
+from __future__ import annotations
+
+from ironic.api import features, method
+from ironic.api.controllers.v1 import node_policy
+from ironic.common import exception, policy, utils
+from ironic.objects.node import Node
+
+
+def stored_ident(ident: str) -> str:
+    """The node identifier a client of this request's version means, as
+    stored: a normalized UUID or a name (404 or 400 when it can name no
+    node)."""
+    ver = method.version()
+    if utils.is_uuid_like(ident):
+        return utils.normalize_uuid(ident)
+    if features.NODE_NAMES.available(ver):
+        if utils.is_valid_logical_name(ident):
+            return ident
+        # Neither a UUID nor a possible name: the request is malformed.
+        raise exception.InvalidUuidOrName(name=ident)
+    raise exception.NodeNotFound(node=ident)
+
+
+def get_node(ident: str, with_traits: bool = False) -> Node:
+    """Look a node up by UUID or (from 1.5) logical name."""
+    return Node.get(stored_ident(ident), with_traits=with_traits)
+
+
+def authorized_node(ident: str, rule: str,
+                    with_traits: bool = False) -> Node:
+    """The node ``ident`` names, once the caller may do ``rule`` to it
+    (404 when it may not even see it, see ``node_policy``)."""
+    node = get_node(ident, with_traits)
+    node_policy.check(rule, policy.node_target(node), ident)
+    return node
+
+
+def node_uuid_of(ident: str, what: str) -> str:
+    """UUID of the node named or identified by ``ident`` (400 if none)."""
+    try:
+        return get_node(ident).uuid
+    except exception.NodeNotFound as e:
+        raise exception.InvalidParameterValue(
+            err=f"{what}: {e}") from e
+
+
+def check_not_locked(node: Node) -> None:
+    if node.reservation:
+        raise exception.NodeLocked(node=node.uuid, host=node.reservation)

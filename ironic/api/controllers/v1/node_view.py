@@ -1,0 +1,166 @@
+"""Rendering nodes: database rows (and the rows they relate to) into the
+API documents of a request's microversion, secrets masked."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Container, Sequence
+
+from ironic.api import method
+from ironic.api.controllers.v1 import utils as api_utils
+from ironic.api.controllers.v1.node_fields import (
+    state_for_version,
+    visible_names,
+)
+from ironic.common import hash_ring
+from ironic.objects import node as node_obj
+from ironic.objects.base import uuids_for_ids
+from ironic.objects.node import Node
+
+#: Fields shown from rows of other tables (see Relations).
+_RELATED = frozenset({"allocation_uuid", "chassis_uuid", "traits"})
+
+
+class Relations:
+    """UUIDs and traits of related rows for a page of nodes, in bulk."""
+
+    def __init__(self, rows: list[dict], fields: Container[str]):
+        # {id: UUID}, looked up with a row's id, which may be None
+        self.chassis: dict[Any, str] = {}
+        self.traits: dict[int, list[str]] = {}
+        self.conductors: dict[Any, str] = {}
+        self.allocations: dict[Any, str] = {}
+        if "allocation_uuid" in fields:
+            self.allocations = _uuids("allocation", rows, "allocation_id")
+        if "chassis_uuid" in fields:
+            self.chassis = _uuids("chassis", rows, "chassis_id")
+        if "traits" in fields:
+            self.traits = node_obj.traits_for([r["id"] for r in rows])
+
+
+def _uuids(model: str, rows: list[dict], column: str) -> dict[int, str]:
+    ids = [r[column] for r in rows if r.get(column) is not None]
+    # Most nodes have neither chassis nor allocation: no call for them.
+    return uuids_for_ids(model, ids) if ids else {}
+
+
+def mask_internal(info: dict | None) -> dict:
+    """The agent token must never leave the service, even to admins."""
+    info = info or {}
+    if info.get("agent_secret_token"):
+        info = dict(info, agent_secret_token=api_utils.MASK)
+    return info
+
+
+def _mask_instance_info(info: dict | None) -> dict:
+    info = api_utils.mask_secrets(info)
+    # The config drive, and an image URL that may be a signed temporary
+    # one, are secrets too (as the reference's show_instance_secrets
+    # default hides them).
+    hidden = {k: api_utils.MASK for k in ("configdrive", "image_url")
+              if info.get(k)}
+    return dict(info, **hidden) if hidden else info
+
+
+_TIMESTAMPS = frozenset({"created_at", "updated_at", "provision_updated_at",
+                         "inspection_started_at", "inspection_finished_at"})
+_SUB_LINKS = frozenset({"ports", "portgroups", "states", "volume"})
+
+
+class _ViewContext:
+    """What the renderers of one request share: the public URL's link
+    builder and the related rows of the page."""
+
+    __slots__ = ("links", "rel")
+
+    def __init__(self, url: str, rel: Relations):
+        self.links = api_utils.linker("nodes", url)
+        self.rel = rel
+
+
+def _renderer(name: str, ver: int) -> Callable[[dict, _ViewContext], Any] | None:
+    """How to show field ``name`` of a row at version ``ver``; None for a
+    column shown as stored."""
+    if name == "driver_info":
+        return lambda row, ctx: api_utils.mask_secrets(row.get(name))
+    if name == "instance_info":
+        return lambda row, ctx: _mask_instance_info(row.get(name))
+    if name == "driver_internal_info":
+        return lambda row, ctx: mask_internal(row.get(name))
+    if name in ("provision_state", "target_provision_state"):
+        return lambda row, ctx: state_for_version(row.get(name), ver)
+    if name in _TIMESTAMPS:
+        return lambda row, ctx: api_utils.iso(row.get(name))
+    if name == "chassis_uuid":
+        return lambda row, ctx: ctx.rel.chassis.get(row.get("chassis_id"))
+    if name == "traits":
+        return lambda row, ctx: ctx.rel.traits.get(row["id"], [])
+    if name == "links":
+        return lambda row, ctx: ctx.links(row["uuid"])
+    if name in _SUB_LINKS:
+        return lambda row, ctx: ctx.links(f"{row['uuid']}/{name}")
+    if name == "conductor":
+        return lambda row, ctx: hash_ring.conductor_for(row)
+    if name == "allocation_uuid":
+        return lambda row, ctx: ctx.rel.allocations.get(
+            row.get("allocation_id"))
+    return None
+
+
+@functools.lru_cache(maxsize=512)
+def _view_plan(fields: tuple[str, ...], ver: int) -> tuple[tuple, ...]:
+    # The same few field lists come back on every request; choosing their
+    # renderers anew each time cost more than a single node's rendering.
+    return tuple((name, _renderer(name, ver)) for name in fields)
+
+
+def node_views(rows: list[dict], fields: Sequence[str], ver: int, url: str,
+               rel: Relations) -> list[dict]:
+    """The API documents of ``rows``, with only ``fields``."""
+    plan = _view_plan(tuple(fields), ver)
+    ctx = _ViewContext(url, rel)
+    return [{name: row.get(name) if render is None else render(row, ctx)
+             for name, render in plan}
+            for row in rows]
+
+
+def node_view(row: dict, fields: Sequence[str], ver: int, url: str,
+              rel: Relations) -> dict:
+    """The API document of one node, with only ``fields``."""
+    return node_views([row], fields, ver, url, rel)[0]
+
+
+def columns_for(fields: list[str]) -> list[str]:
+    """Database columns needed to render ``fields``."""
+    cols = {"id", "uuid"}
+    if "conductor" in fields:
+        cols.update(("driver", "conductor_group"))
+    for name in fields:
+        if name == "chassis_uuid":
+            cols.add("chassis_id")
+        elif name == "allocation_uuid":
+            cols.add("allocation_id")
+        elif name in Node.fields and name != "traits":
+            cols.add(name)
+    return [c for c in Node.table_columns() if c in cols]
+
+
+def show_node(node: Node, fields: Sequence[str] | None = None,
+              url: str | None = None) -> dict:
+    ver = method.version()
+    names = tuple(fields) if fields else visible_names(ver)
+    row = node.as_dict()
+    row["id"] = node.id
+    loaded = node.traits is not None
+    # Traits already loaded on the node need no second query.
+    rel = Relations([row], _related(names, loaded))
+    if loaded and "traits" in names:
+        rel.traits = {node.id: node.traits}
+    return node_view(row, names, ver, url or method.public_url(), rel)
+
+
+@functools.lru_cache(maxsize=512)
+def _related(names: tuple[str, ...], traits_loaded: bool) -> frozenset[str]:
+    """The fields among ``names`` that need rows of other tables."""
+    wanted = _RELATED.intersection(names)
+    return wanted - {"traits"} if traits_loaded else wanted
