@@ -18,7 +18,8 @@ import threading
 import time
 from typing import Any, Callable
 
-from ironic.common import hash_ring, outages, rpc
+from ironic import hash_ring
+from ironic.common import outages, rpc
 from ironic.conductor import (
     allocations,
     consoles,
@@ -90,10 +91,10 @@ class ConductorService:
         """``stop`` (the command's SIGTERM flag) interrupts the waits for
         the coordination backend, and is set when that backend is lost
         for good (``fatal`` then says why)."""
-        from ironic.common import driver_factory
+        from ironic import driver_registry
         from ironic.drivers.modules import agent_logs
         agent_logs.check_config()
-        registry = driver_factory.load()
+        registry = driver_registry.load()
         self._wake_command = stop or threading.Event()
         # In the party before anything else: a conductor that cannot
         # reach the backend must not take nodes (coordination.GiveUp).
@@ -129,7 +130,7 @@ class ConductorService:
 
     def _start_serving(self, registry: Any) -> None:
         """Register and take this conductor's share of the nodes."""
-        from ironic.common import driver_factory
+        from ironic import driver_registry
         cleared = self._dbapi().clear_node_reservations_for_conductor(
             self.host)
         if cleared:
@@ -142,7 +143,7 @@ class ConductorService:
         self.conductor = self._register(list(registry.hardware_types))
         # Records what this conductor serves and warns about peers that
         # serve the same hardware types with other interfaces (seed 003).
-        driver_factory.register_hardware(self.conductor.id, self.host,
+        driver_registry.register_hardware(self.conductor.id, self.host,
                                          registry)
         hash_ring.manager().reset()
         lock_book.release_stray_locks(self.host)

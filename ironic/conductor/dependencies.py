@@ -24,7 +24,7 @@ import threading
 import time
 from typing import Any, Callable
 
-from ironic.common import service
+from ironic import service
 from ironic.conf import CONF
 
 LOG = logging.getLogger(__name__)

@@ -226,10 +226,10 @@ class ConductorManager:
             power.set_target_raid_config(task, target_raid_config)
 
     def validate_driver_interfaces(self, context, node_id):
-        from ironic.common import driver_factory
+        from ironic import driver_registry
         with self._task(context, node_id, "validating interfaces",
                         shared=True) as task:
-            return driver_factory.validate_driver_interfaces(task)
+            return driver_registry.validate_driver_interfaces(task)
 
     def vendor_passthru(self, context, node_id, driver_method, http_method,
                         info):

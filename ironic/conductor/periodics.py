@@ -19,8 +19,8 @@ import time
 from concurrent import futures
 from typing import Any, Callable, Iterable, Iterator
 
-from ironic import metrics
-from ironic.common import exception, faults, hash_ring, states
+from ironic import hash_ring, metrics
+from ironic.common import exception, faults, states
 from ironic.common.task import Task
 from ironic.conductor import power_failures, task_manager
 from ironic.conf import CONF

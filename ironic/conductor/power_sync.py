@@ -46,12 +46,12 @@ class PeekTask:
     shared = True
 
     def __init__(self, node: Node, host: str):
-        from ironic.common import driver_factory
+        from ironic import driver_registry
         self.node = node
         self.host = host
         self.context = None
         # A BareDriver: its interfaces are attributes set by name.
-        self.driver: Any = driver_factory.build_driver(node)
+        self.driver: Any = driver_registry.build_driver(node)
 
 
 def ask_bmc(node: Node, host: str) -> Answer:

@@ -155,9 +155,9 @@ def _ignored_by_interface(node: Any) -> bool:
     """Whether the interface a heartbeat of ``node`` goes to would do
     nothing with it; False when in doubt (a driver that cannot be built
     here fails on the locked path, as before)."""
-    from ironic.common import driver_factory
+    from ironic import driver_registry
     try:
-        driver = driver_factory.build_driver(node)
+        driver = driver_registry.build_driver(node)
     except Exception:  # noqa: BLE001 - the locked path reports it
         return False
     kind = _HEARTBEAT_INTERFACE.get(node.provision_state, "deploy")

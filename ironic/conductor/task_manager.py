@@ -285,8 +285,8 @@ class TaskManager:
     @property
     def driver(self) -> Any:
         if self._driver is None:
-            from ironic.common import driver_factory
-            driver_factory.build_driver_for_task(self)
+            from ironic import driver_registry
+            driver_registry.build_driver_for_task(self)
         return self._driver
 
     @driver.setter

@@ -6,7 +6,8 @@ import datetime
 import logging
 from typing import Any, Callable
 
-from ironic.common import hash_ring, outages, scrub, states
+from ironic import hash_ring
+from ironic.common import outages, scrub, states
 from ironic.common.task import Task
 
 LOG = logging.getLogger(__name__)

@@ -10,6 +10,7 @@ from typing import Any, Callable, Container, Sequence
 import pecan
 from pecan import rest
 
+from ironic import hash_ring
 from ironic.api import document_cache, features, method
 from ironic.api.controllers.v1 import (
     node_driver,
@@ -21,14 +22,7 @@ from ironic.api.controllers.v1 import port as port_api
 from ironic.api.controllers.v1 import portgroup as portgroup_api
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
-from ironic.common import (
-    exception,
-    hash_ring,
-    interface_catalog,
-    policy,
-    states,
-    utils,
-)
+from ironic.common import exception, interface_catalog, policy, states, utils
 from ironic.conductor import rpcapi
 from ironic.objects import node as node_obj
 from ironic.objects.base import uuids_for_ids

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from ironic import hash_ring
 from ironic.api import features, method
 from ironic.api.controllers.v1 import node_policy
 from ironic.api.controllers.v1 import utils as api_utils
@@ -20,14 +21,7 @@ from ironic.api.controllers.v1.node import (
     visible_fields,
     with_links,
 )
-from ironic.common import (
-    exception,
-    faults,
-    hash_ring,
-    policy,
-    states,
-    utils,
-)
+from ironic.common import exception, faults, policy, states, utils
 from ironic.objects import node as node_obj
 from ironic.objects.chassis import Chassis
 from ironic.objects.node import Node

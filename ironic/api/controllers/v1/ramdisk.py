@@ -35,14 +35,8 @@ from ironic.api import features, method
 from ironic.api.controllers.v1 import node as node_api
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
-from ironic.common import (
-    agent_token,
-    exception,
-    inspection_lookup,
-    policy,
-    states,
-    utils,
-)
+from ironic.common import agent_token, exception, policy, states, utils
+from ironic.conductor import inspection_lookup
 from ironic.conf import CONF
 from ironic.objects.node import Node
 

@@ -20,14 +20,9 @@ from __future__ import annotations
 
 import logging
 
-from ironic.common import (
-    boot_devices,
-    exception,
-    inspection_lookup,
-    states,
-    utils,
-)
+from ironic.common import boot_devices, exception, states, utils
 from ironic.common.task import Task
+from ironic.conductor import inspection_lookup
 from ironic.conf import CONF
 from ironic.drivers import base
 from ironic.drivers.modules import agent_base

@@ -17,9 +17,9 @@ import threading
 import yaml
 
 from ironic.common import exception
-from ironic.common.inspection_rules import actions, operators, plugin, validation
 from ironic.common.task import Task
 from ironic.conf import CONF
+from ironic.inspection_rules import actions, operators, plugin, validation
 
 LOG = logging.getLogger(__name__)
 

@@ -17,9 +17,9 @@ import requests
 from urllib3.util import retry as urllib3_retry
 
 from ironic.common import exception
-from ironic.common.inspection_rules import interpolation, plugin
-from ironic.common.inspection_rules.plugin import ArgumentError
 from ironic.db import api as db_api
+from ironic.inspection_rules import interpolation, plugin
+from ironic.inspection_rules.plugin import ArgumentError
 
 LOG = logging.getLogger(__name__)
 
