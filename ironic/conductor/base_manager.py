@@ -317,11 +317,6 @@ class ConductorService:
         self._stop.set()
         self._heartbeat_stop.set()
         task_manager.SHUTDOWN.set()
-        try:
-            from ironic.drivers.modules import fake
-            fake.interrupt_delays()
-        except ImportError:
-            pass
         if self._rpc_server is not None:
             try:
                 self._rpc_server.stop()
@@ -370,11 +365,6 @@ class ConductorService:
                         "them", self.pool.running, timeout)
         # Wake anything sleeping (lock retries, wait steps, fake delays).
         task_manager.SHUTDOWN.set()
-        try:
-            from ironic.drivers.modules import fake
-            fake.interrupt_delays()
-        except ImportError:
-            pass
         if not drained:
             self.pool.wait_idle(5)
         self._heartbeat_stop.set()
