@@ -18,8 +18,8 @@ import threading
 import time
 from typing import Any, Callable
 
-from ironic import hash_ring
-from ironic.common import outages, rpc
+from ironic import driver_registry, hash_ring
+from ironic.common import exception, outages, rpc
 from ironic.conductor import (
     allocations,
     consoles,
@@ -30,10 +30,13 @@ from ironic.conductor import (
     periodics,
     takeover,
     task_manager,
+    throttle,
     workers,
 )
 from ironic.conf import CONF
 from ironic.coordination import party
+from ironic.db import api as db_api
+from ironic.drivers.modules import agent_logs
 from ironic.objects.conductor import Conductor
 
 LOG = logging.getLogger(__name__)
@@ -91,8 +94,6 @@ class ConductorService:
         """``stop`` (the command's SIGTERM flag) interrupts the waits for
         the coordination backend, and is set when that backend is lost
         for good (``fatal`` then says why)."""
-        from ironic import driver_registry
-        from ironic.drivers.modules import agent_logs
         agent_logs.check_config()
         registry = driver_registry.load()
         self._wake_command = stop or threading.Event()
@@ -100,7 +101,6 @@ class ConductorService:
         # reach the backend must not take nodes (coordination.GiveUp).
         self.party.start(self._wake_command)
         task_manager.SHUTDOWN.clear()
-        from ironic.conductor import throttle
         throttle.STOPPING.clear()
         try:
             self._start_serving(registry)
@@ -130,7 +130,6 @@ class ConductorService:
 
     def _start_serving(self, registry: Any) -> None:
         """Register and take this conductor's share of the nodes."""
-        from ironic import driver_registry
         cleared = self._dbapi().clear_node_reservations_for_conductor(
             self.host)
         if cleared:
@@ -158,11 +157,9 @@ class ConductorService:
         self._unregister()
 
     def _dbapi(self):
-        from ironic.db import api as db_api
         return db_api.get_instance()
 
     def _register(self, hardware_types: list[str]) -> Conductor:
-        from ironic.common import exception
         try:
             return Conductor.register(self.host,
                                       CONF.conductor.conductor_group,
@@ -335,7 +332,6 @@ class ConductorService:
         deadline = time.monotonic() + timeout
         # Out of the party first: the others elect a new leader at once.
         self.party.leave()
-        from ironic.conductor import throttle
         throttle.STOPPING.set()
         # Out of the ring before anything observes the stop: a worker that
         # wakes on it must already see this conductor gone from the ring.

@@ -5,8 +5,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ironic.common import exception, states
+from ironic.common import agent_token, exception, states
 from ironic.common.task import Task
+from ironic.conductor import throttle
 
 LOG = logging.getLogger(__name__)
 
@@ -126,7 +127,6 @@ def _forget_agent(node: Any) -> bool:
     """Powering off, rebooting or starting a machine ends any ramdisk
     agent it ran: its token and URL go with it, except a token handed to
     the next boot in advance. True when something was forgotten."""
-    from ironic.common import agent_token
     info = getattr(node, "driver_internal_info", None) or {}
     if any(key in info for key in agent_token.AGENT_KEYS) and \
             not info.get(agent_token.PREGENERATED_KEY):
@@ -137,7 +137,6 @@ def _forget_agent(node: Any) -> bool:
 def change_power_state(task: Task, new_state: str,
                        timeout: int | None = None) -> None:
     """Worker body of the API's power request (errors land in last_error)."""
-    from ironic.conductor import throttle
     try:
         node_power_action(task, new_state, timeout)
     except throttle.ThrottleInterrupted:
@@ -274,7 +273,6 @@ def forget_agent_before_ramdisk(task: Task) -> None:
     starts with no token (nor URL) of an earlier one, whichever power
     action (reboot, power on, none at all) then starts it. A token the
     boot interface pregenerates comes after this."""
-    from ironic.common import agent_token
     if agent_token.wipe(task.node):
         LOG.info("Node %s: the token of an earlier agent is discarded "
                  "before booting the ramdisk", task.node.uuid)

@@ -24,6 +24,7 @@ import threading
 import time
 from typing import Any, Callable, Iterable, Iterator
 
+from ironic import driver_registry
 from ironic.common import states
 from ironic.conf import CONF
 from ironic.objects.node import Node
@@ -46,7 +47,6 @@ class PeekTask:
     shared = True
 
     def __init__(self, node: Node, host: str):
-        from ironic import driver_registry
         self.node = node
         self.host = host
         self.context = None

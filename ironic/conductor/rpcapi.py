@@ -14,6 +14,7 @@ from typing import Any
 from ironic import hash_ring
 from ironic.common import exception, rpc
 from ironic.conductor.manager import RPC_API_VERSION
+from ironic.conf import CONF
 
 
 def _ctx(context: Any) -> dict:
@@ -229,7 +230,6 @@ class ConductorAPI:
         """Auto-discovery on the conductor the ring names for a new node of
         ``[auto_discovery]driver``: {"node": lookup fields, "agent_token"}.
         """
-        from ironic.conf import CONF
         target = {"uuid": node_uuid, "driver": CONF.auto_discovery.driver,
                   "conductor_group": ""}
         return self._call(context, target, "discover_node", version="1.10",

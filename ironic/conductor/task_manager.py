@@ -28,6 +28,7 @@ from automaton import exceptions as fsm_exc
 from ironic.common import exception, outages, states, utils
 from ironic.common.task import Task
 from ironic.conductor import pxe_filter_notice, workers
+from ironic.conductor import utils as cond_utils
 from ironic.conductor.lock_book import LOCKS
 from ironic.conf import CONF
 from ironic.db import api as db_api
@@ -389,10 +390,9 @@ class TaskManager:
         """One history entry per failure or abort, typed by the flow that
         failed (a failed verify goes back to enroll, not a failed state,
         and is recorded all the same)."""
-        from ironic.conductor import utils
-        utils.record_history(
+        cond_utils.record_history(
             self, self.node.last_error or f"{current} -> {new} on {event}",
-            event_type=utils.event_type_for(current),
+            event_type=cond_utils.event_type_for(current),
             severity="INFO" if new == states.ACTIVE else "ERROR",
             snapshot=left)
 

@@ -29,7 +29,7 @@ from ironic.common.task import Task
 from ironic.conductor import driver_api
 from ironic.conf import CONF
 from ironic.drivers import base
-from ironic.drivers.modules import agent_client, agent_logs, agent_state
+from ironic.drivers.modules import agent_client, agent_image, agent_logs, agent_state
 
 LOG = logging.getLogger(__name__)
 
@@ -518,7 +518,6 @@ class AgentDeployBase(AgentStepsMixin, AgentCleaningMixin,
         boot = task.driver.boot
         if boot is not None:
             boot.validate(task)
-        from ironic.drivers.modules import agent_image
         agent_image.validate_root_device_hints(task.node)
 
     def take_over(self, task: Task) -> None:
@@ -534,7 +533,6 @@ class AgentDeployBase(AgentStepsMixin, AgentCleaningMixin,
         return "deleted"
 
     def clean_up(self, task: Task) -> None:
-        from ironic.drivers.modules import agent_image
         boot = task.driver.boot
         boot.clean_up_ramdisk(task)
         boot.clean_up_instance(task)

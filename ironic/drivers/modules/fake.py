@@ -26,6 +26,7 @@ from ironic.common.task import Task
 from ironic.conductor import driver_api
 from ironic.conf import CONF
 from ironic.drivers import base
+from ironic.objects import node_settings
 
 LOG = logging.getLogger(__name__)
 
@@ -421,7 +422,6 @@ class FakeFirmware(_NoProperties, base.FirmwareInterface):
     def cache_firmware_components(self, task: Task) -> None:
         """Record the made-up firmware of a fake machine, so the firmware
         API shows something a real BMC would (API 1.114 identity too)."""
-        from ironic.objects import node_settings
         serial = task.node.uuid.split("-")[0].upper()
         node_settings.record_firmware(task.node.id, {
             "bios": {"current_version": "1.0.0", "vendor": "Fake Vendor",

@@ -18,6 +18,7 @@ from ironic.api.controllers.v1 import node_vendor
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import exception, interface_catalog, policy
+from ironic.conductor import rpcapi
 from ironic.conf.default import INTERFACE_TYPES
 
 # The feature that shows each interface type in a driver's detail.
@@ -140,7 +141,6 @@ class DriverPassthruController(node_vendor.PassthruVerbs):
 
     def _call(self, http_method: str, params: dict,
               path_name: str | None = None) -> Any:
-        from ironic.conductor import rpcapi
         policy.authorize("baremetal:driver:vendor_passthru",
                          method.context())
         name, info = node_vendor.call_args(path_name)
