@@ -158,7 +158,6 @@ def sync_power_states(svc: Any) -> int:
     del rows
     changed = 0
     if ids:
-        from ironic.conductor import power_sync
         book = power_failures.FailureBook(svc)
         cycle = power_sync.Cycle(svc, lambda node, answer: _apply_sync(
             svc, node, answer, book))

@@ -7,7 +7,7 @@ from typing import Any
 
 from ironic.common import agent_token, exception, states
 from ironic.common.task import Task
-from ironic.conductor import throttle
+from ironic.conductor import throttle, utils
 
 LOG = logging.getLogger(__name__)
 
@@ -89,7 +89,6 @@ def node_power_action(task: Task, new_state: str,
     node.target_power_state = _RESULT[new_state]
     try:
         if new_state in _THROTTLED:
-            from ironic.conductor import throttle
             with throttle.throttled(new_state, node.uuid):
                 _act(task, power, new_state, timeout)
         else:
@@ -100,7 +99,6 @@ def node_power_action(task: Task, new_state: str,
                            f"'{new_state}': {e}")
         node.target_power_state = None
         node.save()
-        from ironic.conductor import utils
         utils.record_history(task, node.last_error, event_type="power")
         raise
     node.target_power_state = None

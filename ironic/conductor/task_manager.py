@@ -25,9 +25,10 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from automaton import exceptions as fsm_exc
 
-from ironic.common import exception, outages, states, utils
+from ironic import driver_registry
+from ironic.common import agent_token, exception, outages, states, utils
 from ironic.common.task import Task
-from ironic.conductor import pxe_filter_notice, workers
+from ironic.conductor import fast_track, pxe_filter_notice, workers
 from ironic.conductor import utils as cond_utils
 from ironic.conductor.lock_book import LOCKS
 from ironic.conf import CONF
@@ -286,7 +287,6 @@ class TaskManager:
     @property
     def driver(self) -> Any:
         if self._driver is None:
-            from ironic import driver_registry
             driver_registry.build_driver_for_task(self)
         return self._driver
 
@@ -373,8 +373,6 @@ class TaskManager:
         if new in states.STABLE_STATES:
             # At rest: no ramdisk agent is expected any more, unless fast
             # track keeps the running one for the next operation.
-            from ironic.common import agent_token
-            from ironic.conductor import fast_track
             if not (fast_track.keeps_agent(node)
                     and node.power_state == states.POWER_ON):
                 agent_token.wipe(node)

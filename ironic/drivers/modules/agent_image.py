@@ -19,7 +19,7 @@ from typing import Any
 
 from ironic.common import exception
 from ironic.conf import CONF
-from ironic.drivers.modules import instance_image
+from ironic.drivers.modules import instance_image, oci_image
 
 LOG = logging.getLogger(__name__)
 
@@ -92,7 +92,6 @@ def validate(node: Any) -> None:
     if scheme == "file":
         _validate_file(node, source)
     elif scheme == "oci":
-        from ironic.drivers.modules import oci_image
         try:
             oci_image.parse(source)
         except ValueError as e:

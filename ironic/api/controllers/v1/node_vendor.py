@@ -16,6 +16,7 @@ from ironic import driver_registry
 from ironic.api import method
 from ironic.api.method import api_method, expose
 from ironic.common import exception, policy
+from ironic.conductor import rpcapi
 
 
 def call_args(path_name: str | None) -> tuple[str, dict]:
@@ -114,7 +115,6 @@ class NodeVendorPassthruController(PassthruVerbs):
     def _call(self, http_method: str, params: dict,
               path_name: str | None = None) -> Any:
         from ironic.api.controllers.v1 import node as node_api
-        from ironic.conductor import rpcapi
         policy.authorize("baremetal:node:vendor_passthru", method.context())
         name, info = call_args(path_name)
         node = node_api.get_node(self.node_ident)
