@@ -21,6 +21,10 @@ from collections import defaultdict
 
 import grimp
 
+# The features beside common that left it (they may use db and drivers).
+ROOMS = ["ironic.driver_registry", "ironic.hash_ring",
+         "ironic.inspection_rules", "ironic.service"]
+
 # (name, importing packages, forbidden imported packages)
 RULES = [
     ("api -> db/sqlalchemy", ["ironic.api"], ["ironic.db", "sqlalchemy"]),
@@ -28,7 +32,7 @@ RULES = [
     ("drivers -> api/db", ["ironic.drivers"], ["ironic.api", "ironic.db"]),
     ("common -> upper floors", ["ironic.common"],
      ["ironic.api", "ironic.conductor", "ironic.drivers", "ironic.db",
-      "ironic.objects"]),
+      "ironic.objects"] + ROOMS),
     ("conductor -> api", ["ironic.conductor"], ["ironic.api"]),
     ("objects -> api/conductor/drivers", ["ironic.objects"],
      ["ironic.api", "ironic.conductor", "ironic.drivers"]),
@@ -37,7 +41,7 @@ RULES = [
     ("outside db/objects -> db",
      ["ironic.api", "ironic.common", "ironic.conductor", "ironic.drivers",
       "ironic.command", "ironic.conf", "ironic.metrics", "ironic.pxe_filter",
-      "ironic.serving"], ["ironic.db"]),
+      "ironic.serving"] + ROOMS, ["ironic.db"]),
 ]
 
 

@@ -8,8 +8,8 @@ the first time the module is imported.
 import logging
 import os
 
+from ironic import service
 from ironic.api import app as api_app
-from ironic.common import service
 
 LOG = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from ironic.common import service
+from ironic import service
 from ironic.conf import CONF
 from ironic.serving import server
 

@@ -8,7 +8,8 @@ import signal
 import sys
 import threading
 
-from ironic.common import exception, service
+from ironic import service
+from ironic.common import exception
 from ironic.conductor import base_manager, dependencies
 from ironic.conf import CONF
 from ironic.coordination import backend as coordination

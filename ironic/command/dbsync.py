@@ -8,7 +8,7 @@ from alembic import util as alembic_util
 from oslo_config import cfg
 from oslo_db import exception as db_exc
 
-from ironic.common import service
+from ironic import service
 from ironic.conf import CONF
 from ironic.db import migration
 from ironic.db.sqlalchemy import api as sqla_api

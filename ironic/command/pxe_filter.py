@@ -24,7 +24,8 @@ import sys
 import threading
 from typing import Any
 
-from ironic.common import rpc, service
+from ironic import service
+from ironic.common import rpc
 from ironic.conf import CONF
 from ironic.coordination import backend as coordination
 from ironic.coordination import party as party_mod

@@ -11,7 +11,8 @@ import threading
 from oslo_db import exception as db_exc
 from sqlalchemy import exc as sa_exc
 
-from ironic.common import exception, outages, scrub, service
+from ironic import service
+from ironic.common import exception, outages, scrub
 from ironic.conductor import base_manager
 from ironic.conf import CONF
 from ironic.coordination import backend as coordination

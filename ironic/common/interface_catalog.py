@@ -3,7 +3,7 @@
 The API does not load drivers: it reads what conductors registered in
 ``conductor_hardware_interfaces`` (seed 003) and checks node documents
 against it. The same checks run on a catalog built from the local
-``driver_factory.Registry`` in tests and tools, so both sides agree.
+``driver_registry.Registry`` in tests and tools, so both sides agree.
 """
 
 from __future__ import annotations
@@ -52,13 +52,6 @@ class Catalog:
             if row["default"] and not hw.defaults.get(row["interface_type"]):
                 hw.defaults[row["interface_type"]] = row["interface_name"]
         return cls(types)
-
-    @classmethod
-    def from_db(cls) -> Catalog:
-        from ironic.conf import CONF
-        from ironic.db import api as db_api
-        return cls.from_records(db_api.get_instance().list_live_hardware(
-            CONF.conductor.heartbeat_timeout))
 
     def get(self, name: str) -> HardwareType:
         try:
@@ -119,14 +112,6 @@ class Catalog:
             else:
                 self.check_interface(hw, kind, name)
         return values
-
-
-def live() -> Catalog:
-    """The catalog of the live conductors, as cached with the hash rings
-    (read again every ``hash_ring_reset_interval`` seconds, and at once
-    when this process registers or unregisters a conductor)."""
-    from ironic.common import hash_ring
-    return hash_ring.manager().catalog
 
 
 def as_rows(catalog: Catalog) -> list[dict[str, Any]]:

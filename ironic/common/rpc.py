@@ -24,7 +24,7 @@ import queue
 import threading
 from typing import Any
 
-from ironic.common import exception, outages
+from ironic.common import eventlet_quiet, exception, outages
 from ironic.conf import CONF
 
 TOPIC = "ironic.conductor_manager"
@@ -55,7 +55,6 @@ def register_opts() -> None:
     global _OPTS_REGISTERED
     if _OPTS_REGISTERED:
         return
-    from ironic.common import eventlet_quiet
     with eventlet_quiet.quiet():
         # The first import of oslo.messaging in a process: oslo.service
         # under it imports eventlet.

@@ -3,6 +3,8 @@
 import re
 import uuid
 
+from ironic.conf import CONF
+
 # Whole strings only (fullmatch): "$" would also accept a trailing newline.
 _UUID_RE = re.compile(
     r"[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?"
@@ -49,7 +51,6 @@ def ramdisk_api_url() -> str:
     with ``[DEFAULT]my_ip`` standing in for a wildcard address, which a
     node cannot call.
     """
-    from ironic.conf import CONF
     if CONF.service_catalog.endpoint_override:
         return CONF.service_catalog.endpoint_override.rstrip("/")
     if CONF.api.public_endpoint:

@@ -26,7 +26,9 @@ from typing import Any
 from ironic.common import exception, states
 from ironic.common.task import Task
 from ironic.conductor import task_manager
+from ironic.conf import CONF
 from ironic.db import api as db_api
+from ironic.db.sqlalchemy import models
 from ironic.objects import allocation as alloc_obj
 from ironic.objects.allocation import Allocation
 
@@ -176,8 +178,6 @@ def _associate(node: Any, alloc: Allocation) -> None:
 def resume_orphans(service: Any) -> int:
     """Take over allocations left ``allocating`` by a conductor that is
     gone (or by this one before a restart) and search again; how many."""
-    from ironic.conf import CONF
-    from ironic.db.sqlalchemy import models
     dbapi = db_api.get_instance()
     live = {c.id for c in dbapi.get_active_conductors(
         CONF.conductor.heartbeat_timeout)}

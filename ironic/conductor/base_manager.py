@@ -18,7 +18,8 @@ import threading
 import time
 from typing import Any, Callable
 
-from ironic.common import hash_ring, outages, rpc
+from ironic import driver_registry, hash_ring
+from ironic.common import exception, outages, rpc
 from ironic.conductor import (
     allocations,
     consoles,
@@ -29,10 +30,13 @@ from ironic.conductor import (
     periodics,
     takeover,
     task_manager,
+    throttle,
     workers,
 )
 from ironic.conf import CONF
 from ironic.coordination import party
+from ironic.db import api as db_api
+from ironic.drivers.modules import agent_logs
 from ironic.objects.conductor import Conductor
 
 LOG = logging.getLogger(__name__)
@@ -90,16 +94,13 @@ class ConductorService:
         """``stop`` (the command's SIGTERM flag) interrupts the waits for
         the coordination backend, and is set when that backend is lost
         for good (``fatal`` then says why)."""
-        from ironic.common import driver_factory
-        from ironic.drivers.modules import agent_logs
         agent_logs.check_config()
-        registry = driver_factory.load()
+        registry = driver_registry.load()
         self._wake_command = stop or threading.Event()
         # In the party before anything else: a conductor that cannot
         # reach the backend must not take nodes (coordination.GiveUp).
         self.party.start(self._wake_command)
         task_manager.SHUTDOWN.clear()
-        from ironic.conductor import throttle
         throttle.STOPPING.clear()
         try:
             self._start_serving(registry)
@@ -129,7 +130,6 @@ class ConductorService:
 
     def _start_serving(self, registry: Any) -> None:
         """Register and take this conductor's share of the nodes."""
-        from ironic.common import driver_factory
         cleared = self._dbapi().clear_node_reservations_for_conductor(
             self.host)
         if cleared:
@@ -142,7 +142,7 @@ class ConductorService:
         self.conductor = self._register(list(registry.hardware_types))
         # Records what this conductor serves and warns about peers that
         # serve the same hardware types with other interfaces (seed 003).
-        driver_factory.register_hardware(self.conductor.id, self.host,
+        driver_registry.register_hardware(self.conductor.id, self.host,
                                          registry)
         hash_ring.manager().reset()
         lock_book.release_stray_locks(self.host)
@@ -157,11 +157,9 @@ class ConductorService:
         self._unregister()
 
     def _dbapi(self):
-        from ironic.db import api as db_api
         return db_api.get_instance()
 
     def _register(self, hardware_types: list[str]) -> Conductor:
-        from ironic.common import exception
         try:
             return Conductor.register(self.host,
                                       CONF.conductor.conductor_group,
@@ -319,11 +317,6 @@ class ConductorService:
         self._stop.set()
         self._heartbeat_stop.set()
         task_manager.SHUTDOWN.set()
-        try:
-            from ironic.drivers.modules import fake
-            fake.interrupt_delays()
-        except ImportError:
-            pass
         if self._rpc_server is not None:
             try:
                 self._rpc_server.stop()
@@ -342,7 +335,6 @@ class ConductorService:
         deadline = time.monotonic() + timeout
         # Out of the party first: the others elect a new leader at once.
         self.party.leave()
-        from ironic.conductor import throttle
         throttle.STOPPING.set()
         # Out of the ring before anything observes the stop: a worker that
         # wakes on it must already see this conductor gone from the ring.
@@ -372,11 +364,6 @@ class ConductorService:
                         "them", self.pool.running, timeout)
         # Wake anything sleeping (lock retries, wait steps, fake delays).
         task_manager.SHUTDOWN.set()
-        try:
-            from ironic.drivers.modules import fake
-            fake.interrupt_delays()
-        except ImportError:
-            pass
         if not drained:
             self.pool.wait_idle(5)
         self._heartbeat_stop.set()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ironic.common import states
+from ironic.common import exception, states
 from ironic.common.task import Task
 from ironic.conductor import steps, utils
 from ironic.conf import CONF
@@ -26,7 +26,6 @@ def _manual(node: Any) -> bool:
 
 def start_provide(task: Task) -> None:
     """The ``provide`` verb: automated cleaning, then available."""
-    from ironic.common import exception
     if task.node.retired:
         raise exception.NodeIsRetired(op="provide", node=task.node.uuid)
     task.process_event("provide", callback=do_node_clean, call_args=(task,),

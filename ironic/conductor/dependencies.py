@@ -24,8 +24,9 @@ import threading
 import time
 from typing import Any, Callable
 
-from ironic.common import service
+from ironic import service
 from ironic.conf import CONF
+from ironic.objects import housekeeping
 
 LOG = logging.getLogger(__name__)
 
@@ -145,7 +146,6 @@ def wait_for(dependencies: list[Dependency], stop: threading.Event
 def check_database() -> None:
     """One round trip to the database (a new connection if the pooled one
     died with the outage)."""
-    from ironic.objects import housekeeping
     housekeeping.database_round_trip()
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ironic.common import exception
+from ironic.db import api as db_api
 
 # driver_internal_info key: the deploy_steps given with the request, kept
 # so the plan can be made again (after the agent reports in-band steps).
@@ -47,7 +48,6 @@ def instance_traits(node: Any) -> list[str]:
 
 def template_steps(node: Any) -> list[dict]:
     """The steps of the deploy templates matching the instance traits."""
-    from ironic.db import api as db_api
     traits = instance_traits(node)
     if not traits:
         return []

@@ -16,6 +16,7 @@ from ironic.conductor import (
     steps,
     utils,
 )
+from ironic.db import api as db_api
 
 LOG = logging.getLogger(__name__)
 KIND = steps.DEPLOY
@@ -119,7 +120,6 @@ def _run(task: Task, start: int) -> None:
 
 
 def _conductor_id(task: Task) -> int | None:
-    from ironic.db import api as db_api
     try:
         return db_api.get_instance().get_conductor(task.host).id
     except Exception:  # noqa: BLE001 - affinity is only a hint

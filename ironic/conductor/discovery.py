@@ -24,20 +24,14 @@ import datetime
 import logging
 from typing import Any
 
-from ironic.common import (
-    agent_token,
-    exception,
-    inspection_lookup,
-    interface_catalog,
-    states,
-    utils,
-)
-from ironic.common.inspection_rules import engine as rules
+from ironic import hash_ring
+from ironic.common import agent_token, exception, states, utils
 from ironic.common.task import Task
-from ironic.conductor import ramdisk, task_manager
+from ironic.conductor import inspection_lookup, ramdisk, task_manager
 from ironic.conf import CONF
 from ironic.db import api as db_api
 from ironic.drivers.modules.inspector.hooks import base as hooks
+from ironic.inspection_rules import engine as rules
 
 LOG = logging.getLogger(__name__)
 
@@ -70,7 +64,7 @@ def _node_values(node_uuid: str) -> dict:
     values = {"uuid": node_uuid, "driver": CONF.auto_discovery.driver,
               "provision_state": states.ENROLL, FLAG: True,
               "conductor_group": "", "driver_info": {}, "properties": {}}
-    interface_catalog.live().update_node_interfaces(values, explicit=set())
+    hash_ring.live_catalog().update_node_interfaces(values, explicit=set())
     return values
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import datetime
 import logging
 
-from ironic.common import exception, inspection_lookup, states
-from ironic.common.inspection_rules import engine as rules
+from ironic.common import exception, states
 from ironic.common.task import Task
-from ironic.conductor import utils
+from ironic.conductor import inspection_lookup, utils
 from ironic.db import api as db_api
+from ironic.inspection_rules import engine as rules
 
 LOG = logging.getLogger(__name__)
 

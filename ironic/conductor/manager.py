@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from ironic import driver_registry
 from ironic.common import agent_token, exception
 from ironic.common import context as ctx_mod
 from ironic.conductor import (
@@ -41,12 +42,14 @@ from ironic.conductor import (
     rescue,
     servicing,
     task_manager,
+    vendor_passthru,
     vmedia,
     waits,
     workers,
 )
 from ironic.conductor import utils as cond_utils
 from ironic.metrics import rpc_endpoint
+from ironic.objects.allocation import Allocation
 
 LOG = logging.getLogger(__name__)
 
@@ -109,7 +112,6 @@ class ConductorManager:
             return allocations.backfill(task, values)
 
     def destroy_allocation(self, context, allocation_id):
-        from ironic.objects.allocation import Allocation
         alloc = Allocation.get(allocation_id)
         if alloc.node_id is None:
             alloc.destroy()
@@ -226,20 +228,17 @@ class ConductorManager:
             power.set_target_raid_config(task, target_raid_config)
 
     def validate_driver_interfaces(self, context, node_id):
-        from ironic.common import driver_factory
         with self._task(context, node_id, "validating interfaces",
                         shared=True) as task:
-            return driver_factory.validate_driver_interfaces(task)
+            return driver_registry.validate_driver_interfaces(task)
 
     def vendor_passthru(self, context, node_id, driver_method, http_method,
                         info):
-        from ironic.conductor import vendor_passthru
         return vendor_passthru.node_call(self, _context(context), node_id,
                                          driver_method, http_method, info)
 
     def driver_vendor_passthru(self, context, driver_name, driver_method,
                                http_method, info):
-        from ironic.conductor import vendor_passthru
         return vendor_passthru.driver_call(self, _context(context),
                                            driver_name, driver_method,
                                            http_method, info)

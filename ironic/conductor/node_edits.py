@@ -15,7 +15,7 @@ from typing import Any
 
 from ironic.common import exception, states, utils
 from ironic.common.task import Task
-from ironic.conductor import power
+from ironic.conductor import allocations, power
 from ironic.db import api as db_api
 
 LOG = logging.getLogger(__name__)
@@ -51,7 +51,6 @@ def _instance_and_allocation(node: Any, changes: dict[str, Any]) -> None:
         raise exception.InvalidState(
             f"Cannot change the instance_uuid of node {node.uuid}: it "
             f"belongs to the node's allocation.")
-    from ironic.conductor import allocations
     allocations.forget_on_teardown(node)
 
 

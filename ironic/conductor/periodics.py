@@ -19,10 +19,10 @@ import time
 from concurrent import futures
 from typing import Any, Callable, Iterable, Iterator
 
-from ironic import metrics
-from ironic.common import exception, faults, hash_ring, states
+from ironic import hash_ring, metrics
+from ironic.common import exception, faults, states
 from ironic.common.task import Task
-from ironic.conductor import power_failures, task_manager
+from ironic.conductor import power, power_failures, power_sync, task_manager, waits
 from ironic.conf import CONF
 from ironic.db import api as db_api
 from ironic.db.sqlalchemy import models
@@ -98,7 +98,6 @@ def bounded(func: Callable[[Any], int], items: list) -> list[int]:
 
 def _time_out(svc: Any, row: dict, state: str, what: str,
               timeout: int) -> int:
-    from ironic.conductor import waits
     try:
         with task_manager.acquire(None, row["id"], purpose="wait timeout",
                                   host=svc.host, pool=svc.pool,
@@ -159,7 +158,6 @@ def sync_power_states(svc: Any) -> int:
     del rows
     changed = 0
     if ids:
-        from ironic.conductor import power_sync
         book = power_failures.FailureBook(svc)
         cycle = power_sync.Cycle(svc, lambda node, answer: _apply_sync(
             svc, node, answer, book))
@@ -215,7 +213,6 @@ def _fix_power(task: Task, actual: str) -> int:
         node.save()
         LOG.info("Node %s power state recorded as %s", node.uuid, actual)
         return 1
-    from ironic.conductor import power
     LOG.warning("Node %s is %s but should be %s; restoring", node.uuid,
                 actual, expected)
     node.save()
@@ -235,7 +232,6 @@ def recover_power_failures(svc: Any) -> int:
     ids = {r["id"] for r in owned(svc.host, rows)}
     if not ids:
         return 0
-    from ironic.conductor import power_sync
     tally = _RecoveryTally()
     book = power_failures.RecoveryBook(svc)
     recovered = power_sync.Cycle(svc, lambda node, answer: _apply_recovery(

@@ -5,8 +5,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ironic.common import exception, states
+from ironic.common import agent_token, exception, states
 from ironic.common.task import Task
+from ironic.conductor import throttle, utils
 
 LOG = logging.getLogger(__name__)
 
@@ -88,7 +89,6 @@ def node_power_action(task: Task, new_state: str,
     node.target_power_state = _RESULT[new_state]
     try:
         if new_state in _THROTTLED:
-            from ironic.conductor import throttle
             with throttle.throttled(new_state, node.uuid):
                 _act(task, power, new_state, timeout)
         else:
@@ -99,7 +99,6 @@ def node_power_action(task: Task, new_state: str,
                            f"'{new_state}': {e}")
         node.target_power_state = None
         node.save()
-        from ironic.conductor import utils
         utils.record_history(task, node.last_error, event_type="power")
         raise
     node.target_power_state = None
@@ -126,7 +125,6 @@ def _forget_agent(node: Any) -> bool:
     """Powering off, rebooting or starting a machine ends any ramdisk
     agent it ran: its token and URL go with it, except a token handed to
     the next boot in advance. True when something was forgotten."""
-    from ironic.common import agent_token
     info = getattr(node, "driver_internal_info", None) or {}
     if any(key in info for key in agent_token.AGENT_KEYS) and \
             not info.get(agent_token.PREGENERATED_KEY):
@@ -137,7 +135,6 @@ def _forget_agent(node: Any) -> bool:
 def change_power_state(task: Task, new_state: str,
                        timeout: int | None = None) -> None:
     """Worker body of the API's power request (errors land in last_error)."""
-    from ironic.conductor import throttle
     try:
         node_power_action(task, new_state, timeout)
     except throttle.ThrottleInterrupted:
@@ -274,7 +271,6 @@ def forget_agent_before_ramdisk(task: Task) -> None:
     starts with no token (nor URL) of an earlier one, whichever power
     action (reboot, power on, none at all) then starts it. A token the
     boot interface pregenerates comes after this."""
-    from ironic.common import agent_token
     if agent_token.wipe(task.node):
         LOG.info("Node %s: the token of an earlier agent is discarded "
                  "before booting the ramdisk", task.node.uuid)

@@ -24,6 +24,7 @@ import threading
 import time
 from typing import Any, Callable, Iterable, Iterator
 
+from ironic import driver_registry
 from ironic.common import states
 from ironic.conf import CONF
 from ironic.objects.node import Node
@@ -46,12 +47,11 @@ class PeekTask:
     shared = True
 
     def __init__(self, node: Node, host: str):
-        from ironic.common import driver_factory
         self.node = node
         self.host = host
         self.context = None
         # A BareDriver: its interfaces are attributes set by name.
-        self.driver: Any = driver_factory.build_driver(node)
+        self.driver: Any = driver_registry.build_driver(node)
 
 
 def ask_bmc(node: Node, host: str) -> Answer:

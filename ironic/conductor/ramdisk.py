@@ -19,6 +19,7 @@ import logging
 import os
 from typing import Any
 
+from ironic import driver_registry
 from ironic.common import agent_token, exception, states
 from ironic.common.task import Task
 from ironic.conductor import utils as cond_utils
@@ -155,9 +156,8 @@ def _ignored_by_interface(node: Any) -> bool:
     """Whether the interface a heartbeat of ``node`` goes to would do
     nothing with it; False when in doubt (a driver that cannot be built
     here fails on the locked path, as before)."""
-    from ironic.common import driver_factory
     try:
-        driver = driver_factory.build_driver(node)
+        driver = driver_registry.build_driver(node)
     except Exception:  # noqa: BLE001 - the locked path reports it
         return False
     kind = _HEARTBEAT_INTERFACE.get(node.provision_state, "deploy")

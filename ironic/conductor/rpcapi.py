@@ -11,8 +11,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ironic.common import exception, hash_ring, rpc
+from ironic import hash_ring
+from ironic.common import exception, rpc
 from ironic.conductor.manager import RPC_API_VERSION
+from ironic.conf import CONF
 
 
 def _ctx(context: Any) -> dict:
@@ -228,7 +230,6 @@ class ConductorAPI:
         """Auto-discovery on the conductor the ring names for a new node of
         ``[auto_discovery]driver``: {"node": lookup fields, "agent_token"}.
         """
-        from ironic.conf import CONF
         target = {"uuid": node_uuid, "driver": CONF.auto_discovery.driver,
                   "conductor_group": ""}
         return self._call(context, target, "discover_node", version="1.10",
@@ -266,8 +267,7 @@ class ConductorAPI:
     def driver_vendor_passthru(self, context, driver_name, driver_method,
                                http_method, info):
         """Runs on a live conductor serving the hardware type."""
-        from ironic.common import interface_catalog
-        hosts = interface_catalog.live().get(driver_name).hosts
+        hosts = hash_ring.live_catalog().get(driver_name).hosts
         if not hosts:
             raise exception.NoValidHost(reason=f"driver {driver_name}")
         return self._send(

@@ -17,8 +17,9 @@ from typing import Any, Sequence
 from ironic import metrics
 from ironic.common import exception, states
 from ironic.common.task import Task
-from ironic.conductor import utils
+from ironic.conductor import power, task_manager, utils
 from ironic.conf.default import INTERFACE_TYPES
+from ironic.drivers import steps as driver_steps
 
 LOG = logging.getLogger(__name__)
 
@@ -213,7 +214,6 @@ def _check_user_step(task: Task, kind: Kind, user: dict,
             err=f"Node {task.node.uuid} has no {kind.name} step "
                 f"{user['step']!r} on its {user['interface']} interface; "
                 f"available: {', '.join(sorted(f'{i}.{s}' for i, s in offered))}")
-    from ironic.drivers import steps as driver_steps
     # The offered step carries its argsinfo (in-band steps too: the agent
     # reported them); a declared step's is the same.
     argsinfo = offered[key].get("argsinfo") if "argsinfo" in offered[key] \
@@ -271,7 +271,6 @@ def _execute(task: Task, kind: Kind, step: dict) -> str | None:
 
 
 def _reserved(task: Task, name: str, args: dict) -> str | None:
-    from ironic.conductor import power, task_manager
     if name == "hold":
         return "hold"
     if name == "wait":

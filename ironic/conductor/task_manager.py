@@ -25,9 +25,11 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from automaton import exceptions as fsm_exc
 
-from ironic.common import exception, outages, states, utils
+from ironic import driver_registry
+from ironic.common import agent_token, exception, outages, states, utils
 from ironic.common.task import Task
-from ironic.conductor import pxe_filter_notice, workers
+from ironic.conductor import fast_track, pxe_filter_notice, workers
+from ironic.conductor import utils as cond_utils
 from ironic.conductor.lock_book import LOCKS
 from ironic.conf import CONF
 from ironic.db import api as db_api
@@ -285,8 +287,7 @@ class TaskManager:
     @property
     def driver(self) -> Any:
         if self._driver is None:
-            from ironic.common import driver_factory
-            driver_factory.build_driver_for_task(self)
+            driver_registry.build_driver_for_task(self)
         return self._driver
 
     @driver.setter
@@ -372,8 +373,6 @@ class TaskManager:
         if new in states.STABLE_STATES:
             # At rest: no ramdisk agent is expected any more, unless fast
             # track keeps the running one for the next operation.
-            from ironic.common import agent_token
-            from ironic.conductor import fast_track
             if not (fast_track.keeps_agent(node)
                     and node.power_state == states.POWER_ON):
                 agent_token.wipe(node)
@@ -389,10 +388,9 @@ class TaskManager:
         """One history entry per failure or abort, typed by the flow that
         failed (a failed verify goes back to enroll, not a failed state,
         and is recorded all the same)."""
-        from ironic.conductor import utils
-        utils.record_history(
+        cond_utils.record_history(
             self, self.node.last_error or f"{current} -> {new} on {event}",
-            event_type=utils.event_type_for(current),
+            event_type=cond_utils.event_type_for(current),
             severity="INFO" if new == states.ACTIVE else "ERROR",
             snapshot=left)
 

@@ -6,8 +6,10 @@ import datetime
 import logging
 from typing import Any, Callable
 
-from ironic.common import hash_ring, outages, scrub, states
+from ironic import hash_ring
+from ironic.common import exception, outages, scrub, states
 from ironic.common.task import Task
+from ironic.db import api as db_api
 
 LOG = logging.getLogger(__name__)
 
@@ -113,7 +115,6 @@ def record_history(task: Task, event: str, event_type: str = "provisioning",
     the caller already moved the node on, else from the node as it is.
     Losing a history entry must never fail the operation that caused it.
     """
-    from ironic.db import api as db_api
     state, target, since = snapshot or provision_snapshot(task.node)
     try:
         db_api.get_instance().add_node_history(task.node.id, {
@@ -141,7 +142,6 @@ def set_internal(node: Any, **values: Any) -> None:
 
 def interface(task: Task, kind: str) -> Any:
     """The node's ``kind`` interface, or an error saying why it is off."""
-    from ironic.common import exception
     iface = getattr(task.driver, kind, None)
     if iface is None:
         raise exception.InvalidParameterValue(

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ironic.common import driver_factory, exception
+from ironic import driver_registry
+from ironic.common import exception
 from ironic.drivers import passthru
 
 
@@ -33,7 +34,7 @@ def node_call(manager: Any, context: Any, node_id: Any, method: str,
 
 def driver_call(manager: Any, context: Any, driver_name: str, method: str,
                 http_method: str, info: dict) -> dict:
-    registry = driver_factory.load()
+    registry = driver_registry.load()
     hw = registry.hardware_type(driver_name)
     name = hw.defaults.get("vendor")
     vendor = registry.interfaces["vendor"].get(name) if name else None

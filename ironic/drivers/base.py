@@ -16,7 +16,7 @@ from __future__ import annotations
 import abc
 from typing import Any, ClassVar
 
-from ironic.common import exception
+from ironic.common import exception, raid, states
 from ironic.common.task import Task
 from ironic.conf.default import INTERFACE_TYPES
 from ironic.drivers import passthru as _passthru
@@ -161,7 +161,6 @@ class PowerInterface(BaseInterface):
         """Power cycle the node (it ends powered on)."""
 
     def get_supported_power_states(self, task: Task) -> list[str]:
-        from ironic.common import states
         return [states.POWER_ON, states.POWER_OFF, states.REBOOT]
 
     def get_power_state_and_health(self, task: Task
@@ -409,12 +408,10 @@ class RAIDInterface(BaseInterface):
 
     def validate_raid_config(self, task: Task, raid_config: dict) -> None:
         """InvalidParameterValue unless ``raid_config`` fits the schema."""
-        from ironic.common import raid
         raid.validate_configuration(raid_config, self.raid_schema)
 
     def get_logical_disk_properties(self) -> dict[str, str]:
         """{logical disk property: description} (the drivers API)."""
-        from ironic.common import raid
         return raid.logical_disk_properties(self.raid_schema)
 
 

@@ -2,7 +2,7 @@
 
 A hardware type is a declaration: for each interface type, the interface
 classes it supports, in order of preference. It holds no state and does no
-work; ``ironic.common.driver_factory`` intersects these lists with what the
+work; ``ironic.driver_registry`` intersects these lists with what the
 operator enabled and composes a ``BareDriver`` per node.
 """
 

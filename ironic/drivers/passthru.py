@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable
 
+from ironic.common import exception
 from ironic.common.task import Task
 
 _NODE_MARK = "_ironic_passthru"
@@ -98,7 +99,6 @@ def find(vendor: Any, name: str, http_method: str,
     Raises InvalidParameterValue for an unknown method or an HTTP verb the
     method does not accept (what the API answers for a bad call).
     """
-    from ironic.common import exception
     routes = vendor.driver_routes if driver_level else vendor.vendor_routes
     if name not in routes:
         raise exception.InvalidParameterValue(
@@ -120,7 +120,6 @@ def call_node(task: Task, name: str, http_method: str, data: dict
     asynchronous (answering 202 at once) or inline otherwise; it takes a
     shared lock only when ``route.require_exclusive_lock`` is False.
     """
-    from ironic.common import exception
     vendor = task.driver.vendor
     if vendor is None:
         raise exception.UnsupportedDriverExtension(

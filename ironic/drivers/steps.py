@@ -17,6 +17,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable
 
+from ironic.common import exception
+
 STEP_KINDS = ("deploy", "clean", "service", "verify")
 
 # Attribute set on a decorated function: {kind: StepInfo}.
@@ -140,7 +142,6 @@ def validate_user_args(step: dict, declared: dict | None) -> None:
         problems.append(f"missing required arguments: "
                         f"{', '.join(sorted(missing))}")
     if problems:
-        from ironic.common import exception
         raise exception.InvalidParameterValue(
             err=f"Step {step.get('interface')}.{step.get('step')}: "
                 f"{'; '.join(problems)}")

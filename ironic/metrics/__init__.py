@@ -14,7 +14,7 @@ metrics are off:
 * API requests are timed by the request log middleware, which hands them
   to ``ironic.metrics.api``.
 
-``setup(conf)`` (called by ``ironic.common.service.prepare_service``)
+``setup(conf)`` (called by ``ironic.service.prepare_service``)
 chooses the sinks: statsd with ``[metrics]backend = statsd``, Prometheus
 series with ``[metrics]prometheus_port``; ``start_listener()`` serves them.
 """

@@ -16,6 +16,8 @@ import prometheus_client
 from prometheus_client import core as prom_core
 from prometheus_client import multiprocess
 
+from ironic.objects import node_counts
+
 LOG = logging.getLogger(__name__)
 
 # Requests and RPC calls take milliseconds; steps, lock holds and power
@@ -34,7 +36,6 @@ class NodeStateCollector:
         return []  # unknown labels until scraped; no check at registration
 
     def collect(self) -> Iterator[Any]:
-        from ironic.objects import node_counts
         family = prom_core.GaugeMetricFamily(
             "ironic_nodes", "Nodes in the database, per provision state, "
             "power state and maintenance flag.",

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from ironic.db import api as db_api
+from ironic.db.sqlalchemy import engine
 
 
 def delete_stale_conductors(offline_for: int, batch_size: int) -> list[str]:
@@ -62,6 +63,5 @@ def database_round_trip() -> None:
     pooled one died); raises what the driver raises."""
     import sqlalchemy as sa
 
-    from ironic.db.sqlalchemy import engine
     with engine.reading() as conn:
         conn.execute(sa.text("SELECT 1")).all()

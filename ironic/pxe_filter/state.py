@@ -14,6 +14,7 @@ import dataclasses
 from typing import Iterable
 
 from ironic.common import states
+from ironic.objects import port
 from ironic.pxe_filter import hostsdir
 
 INSPECTION_STATES = (states.INSPECTING, states.INSPECTWAIT)
@@ -54,5 +55,4 @@ def decide(rows: Iterable[tuple], interfaces: Iterable[str],
 
 def rows_from_database() -> list[tuple]:
     """Every port with its node's state and inspect interface, one query."""
-    from ironic.objects import port
     return port.Port.boot_filter_rows(INSPECTION_STATES)

@@ -23,8 +23,8 @@ from typing import Any
 import uvicorn
 from uvicorn.supervisors import Multiprocess
 
+from ironic import service
 from ironic.api import app as api_app
-from ironic.common import service
 from ironic.conf import CONF
 from ironic.serving import bridge, guard
 

@@ -6,7 +6,8 @@ import os
 
 import pytest
 
-from ironic.common import driver_factory, hash_ring, policy, rpc
+from ironic import driver_registry, hash_ring
+from ironic.common import policy, rpc
 from ironic.conf import CONF
 from ironic.db.sqlalchemy import api as sqla_api
 from ironic.tests import entry_points
@@ -50,7 +51,7 @@ def database(tmp_path, config):
     sqla_api.dispose()
     hash_ring.reset()
     node_documents.reset_documents()
-    driver_factory.reset()
+    driver_registry.reset()
 
 
 @pytest.fixture

@@ -127,23 +127,23 @@ def configure_test_drivers(overrides: ConfigOverrides,
                            **interfaces: list[str]) -> None:
     """Enable fake-hardware (or ``hardware_types``) and TEST_INTERFACES,
     with per-type replacements in ``interfaces`` (``power=[...]``)."""
-    from ironic.common import driver_factory
+    from ironic import driver_registry
     overrides(enabled_hardware_types=hardware_types or ["fake-hardware"])
     # No Neutron here: the computed network default is then "noop".
     overrides("dhcp", dhcp_provider="none")
     for kind, names in {**TEST_INTERFACES, **interfaces}.items():
         overrides(**{f"enabled_{kind}_interfaces": names})
-    driver_factory.reset()
+    driver_registry.reset()
 
 
 def register_test_conductor(hostname: str = "test-conductor",
                             group: str = "") -> None:
     """Register a live conductor serving what the configuration enables,
     as a starting conductor does, so the API accepts nodes."""
-    from ironic.common import driver_factory
+    from ironic import driver_registry
     from ironic.db import api as db_api
 
-    registry = driver_factory.load()
+    registry = driver_registry.load()
     dbapi = db_api.get_instance()
     row = dbapi.register_conductor(
         {"hostname": hostname, "conductor_group": group,
@@ -171,7 +171,8 @@ def stop_local_rpc() -> None:
 def conductor_in_process(monkeypatch) -> Iterator[Any]:
     """A conductor service started in the test's own process, which the
     API reaches in-process (``rpc_transport = none``), stopped after."""
-    from ironic.common import driver_factory, hash_ring, rpc
+    from ironic import driver_registry, hash_ring
+    from ironic.common import rpc
     from ironic.conductor import base_manager, rpcapi
     rpc.reset()
     hash_ring.reset()
@@ -183,4 +184,4 @@ def conductor_in_process(monkeypatch) -> Iterator[Any]:
     finally:
         svc.stop(timeout=5)
         rpc.reset()
-        driver_factory.reset()
+        driver_registry.reset()

@@ -14,8 +14,8 @@ import sys
 
 
 def _build():
+    from ironic import service
     from ironic.api import app as api_app
-    from ironic.common import service
     from ironic.db import migration
     service.prepare_service("ironic-bench",
                             ["--config-file", os.environ["IRONIC_BENCH_CONFIG"]])

@@ -23,7 +23,8 @@ sys.path.insert(0, str(ROOT))
 
 
 def _setup(directory: str, count: int) -> None:
-    from ironic.common import hash_ring, states
+    from ironic import hash_ring
+    from ironic.common import states
     from ironic.conf import CONF
     from ironic.db import migration
     from ironic.db.sqlalchemy import api as sqla_api

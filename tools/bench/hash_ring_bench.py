@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Our hash ring (``ironic.common.hash_ring``) against ``tooz.hashring``.
+"""Our hash ring (``ironic.hash_ring``) against ``tooz.hashring``.
 
 For ``--hosts`` conductors and 2 ** ``--exponent`` partitions each: the
 time to build a ring, the time of one owner lookup (the question every
@@ -28,7 +28,7 @@ if str(ROOT) not in sys.path:
 
 from tooz import hashring as tooz_hashring  # noqa: E402
 
-from ironic.common import hash_ring  # noqa: E402
+from ironic import hash_ring  # noqa: E402
 
 
 class Ours:

@@ -17,6 +17,7 @@ import json
 import logging
 from http import HTTPStatus
 
+from ironic.common import exception
 from ironic.common.outages import dependency_outage
 
 LOG = logging.getLogger(__name__)
@@ -95,5 +96,4 @@ class ErrorMiddleware:
 
 
 def _outage_message(what: str) -> str:
-    from ironic.common import exception
     return exception.DependencyUnavailable(dependency=what).message

@@ -27,8 +27,7 @@ from oslo_utils import strutils
 
 from ironic.common import agent_token, boot_devices, exception, states
 from ironic.common.task import Task
-from ironic.conductor import fast_track
-from ironic.conductor import power as cond_power
+from ironic.conductor import driver_api
 from ironic.conf import CONF
 from ironic.drivers import base
 from ironic.drivers.modules import (
@@ -60,8 +59,8 @@ class AgentDeploy(agent_base.AgentDeployBase):
         if node.provision_state != states.DEPLOYING:
             return
         task.driver.network.validate(task)
-        if not fast_track.usable(task):
-            cond_power.power_off_or_reboot(task)
+        if not driver_api.fast_track_usable(task):
+            driver_api.power_off_or_reboot(task)
         info = agent_state.AgentInfo(node)
         info.forget_cached_steps("deploy")
         info.forget_operation()
@@ -170,10 +169,10 @@ class AgentDeploy(agent_base.AgentDeployBase):
             (node.driver_info or {}).get("deploy_forces_oob_reboot", False))
         if not _can_power_on(task):
             _sync(task)
-            cond_power.node_power_action(task, states.REBOOT)
+            driver_api.node_power_action(task, states.REBOOT)
         elif forced_oob:
             _sync(task)
-            cond_power.node_power_action(task, states.POWER_OFF)
+            driver_api.node_power_action(task, states.POWER_OFF)
         else:
             _soft_power_off(task)
 
@@ -186,9 +185,9 @@ class AgentDeploy(agent_base.AgentDeployBase):
     @base.deploy_step(priority=20)
     def boot_instance(self, task: Task) -> None:
         if task.node.disable_power_off:
-            cond_power.node_power_action(task, states.REBOOT)
+            driver_api.node_power_action(task, states.REBOOT)
         elif _can_power_on(task):
-            cond_power.node_power_action(task, states.POWER_ON)
+            driver_api.node_power_action(task, states.POWER_ON)
         else:
             LOG.info("Node %s cannot be powered on remotely; it was "
                      "rebooted into the instance", task.node.uuid)
@@ -241,4 +240,4 @@ def _soft_power_off(task: Task) -> None:
                         node.uuid, e)
     LOG.warning("Node %s did not power off by itself; powering it off out "
                 "of band", node.uuid)
-    cond_power.node_power_action(task, states.POWER_OFF)
+    driver_api.node_power_action(task, states.POWER_OFF)

@@ -26,12 +26,10 @@ from typing import TYPE_CHECKING, Any
 
 from ironic.common import exception, states, utils
 from ironic.common.task import Task
-from ironic.conductor import fast_track
-from ironic.conductor import power as cond_power
-from ironic.conductor import steps as cond_steps
+from ironic.conductor import driver_api
 from ironic.conf import CONF
 from ironic.drivers import base
-from ironic.drivers.modules import agent_client, agent_logs, agent_state
+from ironic.drivers.modules import agent_client, agent_image, agent_logs, agent_state
 
 LOG = logging.getLogger(__name__)
 
@@ -72,7 +70,7 @@ def power_off(task: Task) -> None:
     last_error: tear downs run after failures and aborts whose reason the
     successful power action would otherwise erase."""
     kept = task.node.last_error
-    cond_power.power_off_or_reboot(task)
+    driver_api.power_off_or_reboot(task)
     if kept and task.node.last_error is None:
         task.node.last_error = kept
         task.node.save()
@@ -245,7 +243,7 @@ class AgentStepsMixin(_Interface):
         return WAIT_STATE[kind]
 
     def _retry_later(self, task: Task, kind: str) -> str:
-        cond_steps.StepState(task.node, cond_steps.KINDS[kind]) \
+        driver_api.StepState(task.node, driver_api.STEP_KINDS[kind]) \
             .repeat_current()
         agent_state.AgentInfo(task.node).clear_pending_command()
         task.node.save()
@@ -285,7 +283,7 @@ class AgentStepsMixin(_Interface):
             if info.cached_steps(kind) is None:
                 self.refresh_steps(task, kind)
                 doing = f"Failed to plan the {kind} steps with the agent's"
-                cond_steps.replan(task, kind)
+                driver_api.replan_steps(task, kind)
                 node.save()
             doing = f"Failed to continue the {kind} steps"
             self._process(task, kind)
@@ -297,7 +295,7 @@ class AgentStepsMixin(_Interface):
                           node.uuid)
             if node.provision_state in (WAIT_STATE[kind],
                                         *_WORKING.get(kind, ())):
-                cond_steps.fail(task, kind, f"{doing}: {e}")
+                driver_api.fail_steps(task, kind, f"{doing}: {e}")
 
     def _process(self, task: Task, kind: str) -> None:
         node = task.node
@@ -308,12 +306,12 @@ class AgentStepsMixin(_Interface):
             info.set_rebooting(kind, False)
             info.clear_pending_command()
             node.save()
-            cond_steps.resume(task, kind)
+            driver_api.resume_steps(task, kind)
             return
         pending = info.pending_command
         if pending is None:
             # The step that waited was waiting for the agent itself.
-            cond_steps.resume(task, kind)
+            driver_api.resume_steps(task, kind)
             return
         result = agent_client.AgentClient(node).last_command(pending["name"])
         self._check_result(task, kind, pending["name"], result)
@@ -327,7 +325,7 @@ class AgentStepsMixin(_Interface):
                         "%s (it may have restarted); running the step "
                         "again", node.uuid, name, step_id(current))
             self._retry_later(task, kind)
-            cond_steps.resume(task, kind)
+            driver_api.resume_steps(task, kind)
             return
         status = result.get("command_status")
         if status == agent_client.RUNNING:
@@ -340,7 +338,7 @@ class AgentStepsMixin(_Interface):
         else:
             error = agent_client.command_error(result)
             agent_logs.on_failure(task, _LOG_LABELS.get(kind))
-            cond_steps.fail(task, kind, f"{kind.capitalize()} step "
+            driver_api.fail_steps(task, kind, f"{kind.capitalize()} step "
                             f"{step_id(current)} failed on node "
                             f"{node.uuid}: {error}")
 
@@ -373,13 +371,13 @@ class AgentStepsMixin(_Interface):
             node.save()
             return
         node.save()
-        cond_steps.resume(task, kind)
+        driver_api.resume_steps(task, kind)
 
     def _version_mismatch(self, task: Task, kind: str) -> None:
         """The agent's hardware managers changed since it gave its steps."""
         node = task.node
         if kind == "deploy":
-            cond_steps.fail(task, kind, "The agent's hardware managers "
+            driver_api.fail_steps(task, kind, "The agent's hardware managers "
                             "changed during the deployment (version "
                             "mismatch); deploy again.")
             return
@@ -389,13 +387,13 @@ class AgentStepsMixin(_Interface):
         if automated:
             LOG.info("Node %s: agent version changed, automated cleaning "
                      "starts over", node.uuid)
-            clean = cond_steps.KINDS[kind]
-            cond_steps.StepState(node, clean).store(
-                cond_steps.automated(task, clean))
+            clean = driver_api.STEP_KINDS[kind]
+            driver_api.StepState(node, clean).store(
+                driver_api.automated_steps(task, clean))
         else:
             self._retry_later(task, kind)
         node.save()
-        cond_steps.resume(task, kind)
+        driver_api.resume_steps(task, kind)
 
     # -- booting the agent -------------------------------------------------
 
@@ -404,15 +402,15 @@ class AgentStepsMixin(_Interface):
         or, with fast track, use the agent that is running."""
         node = task.node
         agent_state.AgentInfo(node).clear_pending_command()
-        if fast_track.usable(task):
+        if driver_api.fast_track_usable(task):
             self._kick_running_agent(task)
             return
-        cond_power.forget_agent_before_ramdisk(task)
+        driver_api.forget_agent_before_ramdisk(task)
         task.driver.boot.prepare_ramdisk(task, ramdisk_params(task))
         if task.driver.power.get_power_state(task) == states.POWER_ON:
-            cond_power.node_power_action(task, states.REBOOT)
+            driver_api.node_power_action(task, states.REBOOT)
         else:
-            cond_power.node_power_action(task, states.POWER_ON)
+            driver_api.node_power_action(task, states.POWER_ON)
 
 
     def _kick_running_agent(self, task: Task) -> None:
@@ -424,14 +422,13 @@ class AgentStepsMixin(_Interface):
         context = task.context
 
         def kick() -> None:
-            from ironic.conductor import task_manager
             try:
-                with task_manager.acquire(context, node_uuid, host=host,
+                with driver_api.acquire(context, node_uuid, host=host,
                                           pool=pool,
                                           purpose="fast track") as t:
                     info = t.node.driver_internal_info or {}
                     if t.node.provision_state in KIND_OF_WAIT and \
-                            fast_track.agent_alive(t.node):
+                            driver_api.agent_alive(t.node):
                         self.heartbeat(t, info["agent_url"],
                                        info.get("agent_version"))
             except Exception:  # noqa: BLE001 - the next heartbeat retries
@@ -492,13 +489,13 @@ class AgentCleaningMixin(_Interface):
         task.driver.network.remove_servicing_network(task)
         # Back to the instance.
         task.driver.boot.prepare_instance(task)
-        cond_power.node_power_action(task, states.REBOOT)
+        driver_api.node_power_action(task, states.REBOOT)
 
     def _leave_agent(self, task: Task) -> None:
         node = task.node
         agent_state.AgentInfo(node).forget_operation()
         task.driver.boot.clean_up_ramdisk(task)
-        if fast_track.keeps_agent(node) and fast_track.agent_alive(node):
+        if driver_api.keeps_agent(node) and driver_api.agent_alive(node):
             LOG.info("Node %s: fast track, the agent is left running",
                      node.uuid)
         else:
@@ -521,7 +518,6 @@ class AgentDeployBase(AgentStepsMixin, AgentCleaningMixin,
         boot = task.driver.boot
         if boot is not None:
             boot.validate(task)
-        from ironic.drivers.modules import agent_image
         agent_image.validate_root_device_hints(task.node)
 
     def take_over(self, task: Task) -> None:
@@ -537,7 +533,6 @@ class AgentDeployBase(AgentStepsMixin, AgentCleaningMixin,
         return "deleted"
 
     def clean_up(self, task: Task) -> None:
-        from ironic.drivers.modules import agent_image
         boot = task.driver.boot
         boot.clean_up_ramdisk(task)
         boot.clean_up_instance(task)

@@ -19,6 +19,7 @@ from typing import Any
 
 from ironic.common import exception
 from ironic.conf import CONF
+from ironic.drivers.modules import instance_image, oci_image
 
 LOG = logging.getLogger(__name__)
 
@@ -91,7 +92,6 @@ def validate(node: Any) -> None:
     if scheme == "file":
         _validate_file(node, source)
     elif scheme == "oci":
-        from ironic.drivers.modules import oci_image
         try:
             oci_image.parse(source)
         except ValueError as e:
@@ -174,7 +174,6 @@ def _file_path(source: str) -> str:
 def unpublish(node: Any) -> None:
     """Remove a published image (idempotent) and forget what the agent
     was given."""
-    from ironic.drivers.modules import instance_image
     instance_image.unpublish(node)
     info = getattr(node, "driver_internal_info", None) or {}
     if instance_image.SERVED_KEY in info:
@@ -184,7 +183,6 @@ def unpublish(node: Any) -> None:
 
 def agent_image_info(node: Any, stream_raw_images: bool) -> dict:
     """``image_info`` of standby.prepare_image and the write_image step."""
-    from ironic.drivers.modules import instance_image
     info = _info(node)
     source = info["image_source"]
     # Prepared when the deployment started; a deployment that started

@@ -18,8 +18,7 @@ from typing import Any
 
 from ironic.common import exception, password_hash, states
 from ironic.common.task import Task
-from ironic.conductor import power as cond_power
-from ironic.conductor import utils as cond_utils
+from ironic.conductor import driver_api
 from ironic.conf import CONF
 from ironic.drivers import base
 from ironic.drivers.modules import agent_base, agent_client
@@ -58,15 +57,15 @@ class AgentRescue(base.RescueInterface):
         _set_instance_info(node, **{HASHED_PASSWORD: password_hash.sha_crypt(
             password, CONF.conductor.rescue_password_hash_algorithm)})
         node.save()
-        cond_power.power_off_or_reboot(task)
+        driver_api.power_off_or_reboot(task)
         task.driver.boot.clean_up_instance(task)
         network = task.driver.network
         network.unconfigure_tenant_networks(task)
         network.add_rescuing_network(task)
-        cond_power.forget_agent_before_ramdisk(task)
+        driver_api.forget_agent_before_ramdisk(task)
         task.driver.boot.prepare_ramdisk(task, agent_base.ramdisk_params(task))
         if not node.disable_power_off:
-            cond_power.node_power_action(task, states.POWER_ON)
+            driver_api.node_power_action(task, states.POWER_ON)
         LOG.info("Node %s is booting its rescue ramdisk", node.uuid)
         return states.RESCUEWAIT
 
@@ -100,7 +99,7 @@ class AgentRescue(base.RescueInterface):
                      node.uuid, e)
             return
         except Exception as e:  # noqa: BLE001 - the node records it
-            cond_utils.fail(task, "fail", f"Failed to finalize the rescue "
+            driver_api.fail_node(task, "fail", f"Failed to finalize the rescue "
                                           f"of node {node.uuid}: {e}")
             return
         task.process_event("resume")
@@ -112,12 +111,12 @@ class AgentRescue(base.RescueInterface):
         LOG.info("Node %s is in rescue", node.uuid)
 
     def unrescue(self, task: Task) -> str:
-        cond_power.power_off_or_reboot(task)
+        driver_api.power_off_or_reboot(task)
         self.clean_up(task)
         task.driver.network.configure_tenant_networks(task)
         task.driver.boot.prepare_instance(task)
         if not task.node.disable_power_off:
-            cond_power.node_power_action(task, states.POWER_ON)
+            driver_api.node_power_action(task, states.POWER_ON)
         return states.ACTIVE
 
     def clean_up(self, task: Task) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import random
-import threading
 from typing import Any
 
 from ironic.common import (
@@ -24,19 +23,12 @@ from ironic.common import (
     states,
 )
 from ironic.common.task import Task
+from ironic.conductor import driver_api
 from ironic.conf import CONF
 from ironic.drivers import base
+from ironic.objects import node_settings
 
 LOG = logging.getLogger(__name__)
-
-# Set when the service stops, so that no fake delay outlives a shutdown.
-_STOP = threading.Event()
-
-
-def interrupt_delays() -> None:
-    """Wake every thread sleeping in a fake delay (service shutdown)."""
-    _STOP.set()
-
 
 def delay_seconds(kind: str) -> float:
     """The configured delay of ``kind`` (one value or a weighted range)."""
@@ -56,7 +48,9 @@ def delay_seconds(kind: str) -> float:
 def _sleep(kind: str) -> None:
     seconds = delay_seconds(kind)
     if seconds:
-        _STOP.wait(seconds)
+        # The conductor sets SHUTDOWN when it stops: no fake delay
+        # outlives a shutdown.
+        driver_api.SHUTDOWN.wait(seconds)
 
 
 def _set_internal(task: Task, key: str, value: Any) -> None:
@@ -428,7 +422,6 @@ class FakeFirmware(_NoProperties, base.FirmwareInterface):
     def cache_firmware_components(self, task: Task) -> None:
         """Record the made-up firmware of a fake machine, so the firmware
         API shows something a real BMC would (API 1.114 identity too)."""
-        from ironic.objects import node_settings
         serial = task.node.uuid.split("-")[0].upper()
         node_settings.record_firmware(task.node.id, {
             "bios": {"current_version": "1.0.0", "vendor": "Fake Vendor",

@@ -23,7 +23,7 @@ import abc
 import logging
 import os
 
-from ironic.common import boot_devices, dhcp, exception
+from ironic.common import boot_devices, boot_modes, dhcp, exception
 from ironic.common.task import Task
 from ironic.drivers import base
 from ironic.drivers.modules import boot_config, image_cache, pxe_info
@@ -239,7 +239,6 @@ def require_uefi_http(task: Task, interface: str, instead: str) -> None:
     """InvalidParameterValue unless the node boots UEFI: legacy BIOS
     firmware has no HTTP boot client. ``instead`` names the interfaces to
     use then."""
-    from ironic.common import boot_modes
     if pxe_info.boot_mode(task.node) != boot_modes.UEFI:
         raise exception.InvalidParameterValue(
             err=f"Node {task.node.uuid}: the {interface} boot interface "

@@ -12,7 +12,7 @@ import logging
 
 from ironic.common import exception, states
 from ironic.common.task import Task
-from ironic.conductor import power as cond_power
+from ironic.conductor import driver_api
 from ironic.drivers import base
 from ironic.drivers.modules import agent_base
 
@@ -39,7 +39,7 @@ class RamdiskDeploy(agent_base.AgentDeployBase):
         node = task.node
         if node.provision_state == states.DEPLOYING:
             task.driver.network.validate(task)
-            cond_power.power_off_or_reboot(task)
+            driver_api.power_off_or_reboot(task)
             task.driver.storage.attach_volumes(task)
         elif node.provision_state in (states.ACTIVE, states.UNRESCUING):
             task.driver.boot.prepare_instance(task)
@@ -54,10 +54,10 @@ class RamdiskDeploy(agent_base.AgentDeployBase):
                         "configuration drive to a ramdisk; it is ignored",
                         node.uuid)
         if not node.disable_power_off:
-            cond_power.node_power_action(task, states.POWER_OFF)
+            driver_api.node_power_action(task, states.POWER_OFF)
         task.driver.network.configure_tenant_networks(task)
         task.driver.boot.prepare_instance(task)
         target = states.REBOOT if node.disable_power_off else \
             states.POWER_ON
-        cond_power.node_power_action(task, target)
+        driver_api.node_power_action(task, target)
         LOG.info("Node %s boots its ramdisk instance", node.uuid)

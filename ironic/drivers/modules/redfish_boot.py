@@ -29,7 +29,7 @@ from typing import Any
 
 import sushy
 
-from ironic.common import boot_devices, exception
+from ironic.common import boot_devices, exception, utils
 from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers import base
@@ -41,6 +41,7 @@ from ironic.drivers.modules import (
 )
 from ironic.drivers.modules.redfish_power import system_of
 from ironic.drivers.periodic import periodic
+from ironic.objects.node import Node
 
 LOG = logging.getLogger(__name__)
 
@@ -301,12 +302,10 @@ def _builds_instance_iso(node: Any) -> bool:
 
 
 def _api_url() -> str:
-    from ironic.common import utils
     return utils.ramdisk_api_url()
 
 
 def _node_exists(uuid: str) -> bool:
-    from ironic.objects.node import Node
     try:
         Node.get(uuid)
     except exception.NodeNotFound:

@@ -19,6 +19,7 @@ import sushy
 
 from ironic.common import exception, states
 from ironic.common.task import Task
+from ironic.conductor import driver_api
 from ironic.drivers import base
 from ironic.drivers.modules import redfish_client
 from ironic.drivers.modules.redfish_power import system_of
@@ -97,13 +98,12 @@ def _target(system, component: str) -> str:
 
 
 def _wait(monitor, what: str) -> None:
-    from ironic.conductor import task_manager
     deadline = time.monotonic() + TASK_TIMEOUT
     while monitor.check_is_processing:
         if time.monotonic() >= deadline:
             raise exception.IronicException(
                 f"The BMC's {what} task did not end in {TASK_TIMEOUT}s.")
-        if task_manager.SHUTDOWN.wait(max(monitor.sleep_for or 1, 1)):
+        if driver_api.SHUTDOWN.wait(max(monitor.sleep_for or 1, 1)):
             raise exception.IronicException(
                 f"The conductor stopped while the BMC ran the {what} task.")
     task = monitor.get_task()

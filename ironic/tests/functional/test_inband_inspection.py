@@ -24,8 +24,9 @@ import urllib.request
 
 import pytest
 
+from ironic import driver_registry, hash_ring
 from ironic.api import app as api_app
-from ironic.common import driver_factory, hash_ring, rpc
+from ironic.common import rpc
 from ironic.conductor import base_manager, rpcapi
 from ironic.serving.server import ServerThread
 from ironic.tests import data
@@ -164,7 +165,7 @@ def live(api_without_conductor, config, monkeypatch):
     server.stop()
     conductor.stop(timeout=5)
     rpc.reset()
-    driver_factory.reset()
+    driver_registry.reset()
 
 
 def _enroll_and_inspect(cli, conn, name):

@@ -14,7 +14,8 @@ import time
 
 import pytest
 
-from ironic.common import driver_factory, faults, hash_ring, rpc, states
+from ironic import driver_registry, hash_ring
+from ironic.common import faults, rpc, states
 from ironic.conductor import base_manager, periodics, power, task_manager
 from ironic.drivers.modules import ipmi_client, redfish_client, redfish_power
 from ironic.objects.node import Node
@@ -59,7 +60,7 @@ def svc(database, config):
     yield service
     service.stop(timeout=5)
     rpc.reset()
-    driver_factory.reset()
+    driver_registry.reset()
 
 
 def _redfish_node(emu, index=0, password="pw", **values):

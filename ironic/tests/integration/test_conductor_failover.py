@@ -19,7 +19,8 @@ import uuid
 
 import pytest
 
-from ironic.common import hash_ring, rpc, states
+from ironic import hash_ring
+from ironic.common import rpc, states
 from ironic.conductor import rpcapi
 from ironic.db import api as db_api
 from ironic.tests import builders, entry_points

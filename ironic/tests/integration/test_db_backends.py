@@ -227,8 +227,9 @@ def test_node_and_allocation_written_together_or_not_at_all(db):
 
 @pytest.fixture
 def api(backend_db, config, tmp_path):
+    from ironic import driver_registry
     from ironic.api import app as api_app
-    from ironic.common import driver_factory, policy
+    from ironic.common import policy
     from ironic.tests import fixtures as ifx
     config(state_path=str(tmp_path), auth_strategy="noauth",
            rpc_transport="none")
@@ -237,7 +238,7 @@ def api(backend_db, config, tmp_path):
     ifx.register_test_conductor()
     yield ifx.ApiClient(api_app.setup_app())
     ifx.stop_local_rpc()
-    driver_factory.reset()
+    driver_registry.reset()
 
 
 def test_json_columns_hold_a_full_size_body(api):

@@ -9,7 +9,8 @@ import uuid
 
 import pytest
 
-from ironic.common import exception, hash_ring, rpc, states
+from ironic import hash_ring
+from ironic.common import exception, rpc, states
 from ironic.conductor import manager, rpcapi, workers
 from ironic.db import api as db_api
 from ironic.objects.conductor import Conductor

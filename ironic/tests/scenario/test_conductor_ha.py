@@ -21,7 +21,7 @@ import signal
 import threading
 import time
 
-from ironic.common import hash_ring
+from ironic import hash_ring
 from ironic.tests.scenario.client import Client, run_parallel
 from ironic.tests.scenario.cluster import PARTITION_EXPONENT, wait_for
 

@@ -12,11 +12,13 @@ from typing import Any
 
 from pecan import rest
 
+from ironic import driver_registry, hash_ring
 from ironic.api import features, method
 from ironic.api.controllers.v1 import node_vendor
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
-from ironic.common import driver_factory, exception, interface_catalog, policy
+from ironic.common import exception, interface_catalog, policy
+from ironic.conductor import rpcapi
 from ironic.conf.default import INTERFACE_TYPES
 
 # The feature that shows each interface type in a driver's detail.
@@ -116,7 +118,7 @@ def default_vendor_class(hw: interface_catalog.HardwareType
     if not name:
         raise exception.UnsupportedDriverExtension(
             driver=hw.name, extension="vendor passthru")
-    return driver_factory.interface_class("vendor", name)
+    return driver_registry.interface_class("vendor", name)
 
 
 class DriverPassthruController(node_vendor.PassthruVerbs):
@@ -132,18 +134,17 @@ class DriverPassthruController(node_vendor.PassthruVerbs):
     def methods(self):
         policy.authorize("baremetal:driver:vendor_passthru",
                          method.context())
-        hw = interface_catalog.live().get(self.driver_name)
+        hw = hash_ring.live_catalog().get(self.driver_name)
         routes = default_vendor_class(hw).driver_routes
         return {name: route.public(driver_level=True)
                 for name, (_attr, route) in sorted(routes.items())}
 
     def _call(self, http_method: str, params: dict,
               path_name: str | None = None) -> Any:
-        from ironic.conductor import rpcapi
         policy.authorize("baremetal:driver:vendor_passthru",
                          method.context())
         name, info = node_vendor.call_args(path_name)
-        interface_catalog.live().get(self.driver_name)
+        hash_ring.live_catalog().get(self.driver_name)
         return node_vendor.answer(rpcapi.get_api().driver_vendor_passthru(
             method.context(), self.driver_name, name, http_method, info))
 
@@ -166,10 +167,10 @@ class RaidController(rest.RestController):
             "baremetal:driver:get_raid_logical_disk_properties",
             method.context())
         method.check_bound()
-        hw = interface_catalog.live().get(self.driver_name)
+        hw = hash_ring.live_catalog().get(self.driver_name)
         raid = hw.defaults.get("raid")
         # a RAIDInterface (the catalog names it by kind)
-        iface: Any = driver_factory.interface_instance("raid", raid) \
+        iface: Any = driver_registry.interface_instance("raid", raid) \
             if raid else None
         if iface is None or not iface.supported:
             # RAID is optional hardware: "not supported" reads as absent.
@@ -190,8 +191,8 @@ class DriverProperties(rest.RestController):
         _check_params(params, set())
         policy.authorize("baremetal:driver:get_properties",
                          method.context())
-        hw = interface_catalog.live().get(self.driver_name)
-        return driver_factory.properties_of(hw.defaults)
+        hw = hash_ring.live_catalog().get(self.driver_name)
+        return driver_registry.properties_of(hw.defaults)
 
 
 class DriversController(rest.RestController):
@@ -219,7 +220,7 @@ class DriversController(rest.RestController):
         fields = _fields(params, ver, detail)
         if kind == "classic":
             return {"drivers": []}
-        catalog = interface_catalog.live()
+        catalog = hash_ring.live_catalog()
         return {"drivers": [_view(hw, fields) for _n, hw in
                             sorted(catalog.types.items())]}
 
@@ -229,7 +230,7 @@ class DriversController(rest.RestController):
         _check_params(params, {"fields"})
         policy.authorize("baremetal:driver:get", method.context())
         ver = method.version()
-        hw = interface_catalog.live().get(name)
+        hw = hash_ring.live_catalog().get(name)
         return _view(hw, _fields(params, ver, True))
 
 

@@ -2,7 +2,7 @@
 
 A rule's conditions are checked against the data in-band inspection
 collects; when they all hold its actions change the node, its ports or the
-plugin data (``ironic.common.inspection_rules``). Here rules are stored,
+plugin data (``ironic.inspection_rules``). Here rules are stored,
 validated and served. The conditions and actions of a sensitive rule are
 never shown (``null``), and a rule cannot stop being sensitive. Built-in
 rules come from the configuration, not from this API.
@@ -23,7 +23,7 @@ from ironic.api.controllers.v1 import resource
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import exception, policy, utils
-from ironic.common.inspection_rules import validation
+from ironic.inspection_rules import validation
 from ironic.objects.inspection_rule import InspectionRule
 
 # The order of a rule's fields in responses.

@@ -4,11 +4,11 @@ again while nothing they show has changed (see
 
 from __future__ import annotations
 
+from ironic import hash_ring
 from ironic.api import document_cache, method
 from ironic.api.controllers.v1 import node_policy, node_view
 from ironic.api.controllers.v1.node_fields import parse_node_fields, with_links
 from ironic.api.controllers.v1.node_lookup import stored_ident
-from ironic.common import hash_ring
 from ironic.objects.node import Node, NodeSnapshot
 
 _DOCUMENTS = document_cache.DocumentCache()

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ironic import driver_registry, hash_ring
 from ironic.api import features
-from ironic.common import driver_factory, exception, interface_catalog
+from ironic.common import exception, interface_catalog
 
 # The interfaces whose driver_info parsing is run by the API.
 _PARSING_KINDS = ("power", "management")
@@ -27,7 +28,7 @@ _PARSING_KINDS = ("power", "management")
 
 def check_create(values: dict, given: set[str]) -> None:
     """Fill in default interfaces of a new node and check the given ones."""
-    interface_catalog.live().update_node_interfaces(
+    hash_ring.live_catalog().update_node_interfaces(
         values, explicit=given & set(interface_catalog.COLUMNS))
     check_driver_info(values)
 
@@ -41,7 +42,7 @@ def check_driver_info(values: dict) -> None:
     for kind in _PARSING_KINDS:
         name = values.get(f"{kind}_interface")
         try:
-            iface = driver_factory.interface_instance(kind, name) \
+            iface = driver_registry.interface_instance(kind, name) \
                 if name else None
         except exception.InterfaceNotFoundInEntrypoint:
             # Installed on the conductors only: they validate it.
@@ -81,7 +82,7 @@ def check_update(values: dict, changed: set[str], reset: bool,
     written: set[str] = set()
     if "driver" in changed or touched:
         before = {f: values.get(f) for f in interface_catalog.COLUMNS}
-        interface_catalog.live().update_node_interfaces(
+        hash_ring.live_catalog().update_node_interfaces(
             values, explicit=touched, reset=reset,
             node_info=f"node {node_uuid}")
         written = touched | {f for f in interface_catalog.COLUMNS

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from ironic import hash_ring
 from ironic.api import features, method
 from ironic.api.controllers.v1 import node_policy
 from ironic.api.controllers.v1 import utils as api_utils
@@ -25,7 +26,6 @@ from ironic.api.controllers.v1.node_view import (
 from ironic.common import (
     exception,
     faults,
-    hash_ring,
     policy,
     states,
     utils,

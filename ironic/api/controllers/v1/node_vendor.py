@@ -12,10 +12,11 @@ from typing import Any
 import pecan
 from pecan import rest
 
+from ironic import driver_registry
 from ironic.api import method
 from ironic.api.controllers.v1 import node_lookup
 from ironic.api.method import api_method, expose
-from ironic.common import driver_factory, exception, policy
+from ironic.common import exception, policy
 
 
 def call_args(path_name: str | None) -> tuple[str, dict]:
@@ -105,7 +106,7 @@ class NodeVendorPassthruController(PassthruVerbs):
         if not node.vendor_interface:
             raise exception.UnsupportedDriverExtension(
                 driver=node.driver, extension="vendor passthru")
-        cls = driver_factory.interface_class("vendor",
+        cls = driver_registry.interface_class("vendor",
                                              node.vendor_interface)
         return {name: route.public() for name, (_attr, route) in
                 sorted(cls.vendor_routes.items())}

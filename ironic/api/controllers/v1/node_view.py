@@ -6,13 +6,13 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, Container, Sequence
 
+from ironic import hash_ring
 from ironic.api import method
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.controllers.v1.node_fields import (
     state_for_version,
     visible_names,
 )
-from ironic.common import hash_ring
 from ironic.objects import node as node_obj
 from ironic.objects.base import uuids_for_ids
 from ironic.objects.node import Node

@@ -35,14 +35,8 @@ from ironic.api import features, method
 from ironic.api.controllers.v1 import node_lookup, node_view
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
-from ironic.common import (
-    agent_token,
-    exception,
-    inspection_lookup,
-    policy,
-    states,
-    utils,
-)
+from ironic.common import agent_token, exception, policy, states, utils
+from ironic.conductor import fast_track, inspection_lookup, rpcapi
 from ironic.conf import CONF
 from ironic.objects.node import Node
 
@@ -150,7 +144,6 @@ def _find_node(addresses: list[str], node_uuid: str | None) -> Node:
     except exception.NotFound as e:
         LOG.warning("Lookup found no node: %s", e)
         raise exception.NotFound() from e
-    from ironic.conductor import fast_track
     allowed = fast_track.LOOKUP_ALLOWED_STATES \
         if fast_track.keeps_agent(node) else states.LOOKUP_ALLOWED_STATES
     if CONF.api.restrict_lookup and node.provision_state not in allowed:
@@ -161,7 +154,6 @@ def _find_node(addresses: list[str], node_uuid: str | None) -> Node:
 
 
 def _rpc() -> Any:
-    from ironic.conductor import rpcapi
     return rpcapi.get_api()
 
 

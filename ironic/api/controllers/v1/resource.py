@@ -18,6 +18,7 @@ from ironic.api.controllers.v1 import utils as api_utils
 from ironic.common import exception, policy, utils
 from ironic.objects import node as node_obj
 from ironic.objects.base import IronicObject, uuids_for_ids
+from ironic.objects.node import Node
 
 COMMON_LIST_PARAMS = frozenset(
     {"limit", "marker", "sort_key", "sort_dir", "fields", "detail"})
@@ -264,7 +265,6 @@ def node_for_body(ident: Any, *, allow_name: bool) -> NodeRef:
 
 def find_node(ident: str, ver: int):
     """The node a URL or a filter names: by UUID, or by name from 1.5."""
-    from ironic.objects.node import Node
     if utils.is_uuid_like(ident):
         return Node.get(utils.normalize_uuid(ident))
     if utils.is_valid_logical_name(ident):

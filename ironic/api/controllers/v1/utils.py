@@ -12,7 +12,7 @@ import pecan
 from oslo_utils import strutils
 
 from ironic.api import body, features, method
-from ironic.common import exception
+from ironic.common import exception, utils
 from ironic.conf import CONF
 
 MASK = "******"
@@ -177,7 +177,6 @@ def check_marker(marker: str | None) -> str | None:
 
 
 def _is_uuid(value: str) -> bool:
-    from ironic.common import utils
     return utils.is_uuid_like(value)
 
 

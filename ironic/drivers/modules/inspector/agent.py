@@ -20,14 +20,9 @@ from __future__ import annotations
 
 import logging
 
-from ironic.common import (
-    boot_devices,
-    exception,
-    inspection_lookup,
-    states,
-    utils,
-)
+from ironic.common import boot_devices, exception, states, utils
 from ironic.common.task import Task
+from ironic.conductor import driver_api
 from ironic.conf import CONF
 from ironic.drivers import base
 from ironic.drivers.modules import agent_base
@@ -60,11 +55,10 @@ def ramdisk_params(task: Task) -> dict[str, str]:
 
 
 def _power(task: Task, target: str) -> None:
-    from ironic.conductor import power
     # A successful power action clears last_error; the reason an abort
     # or a failure recorded just before must stay.
     kept = task.node.last_error
-    power.node_power_action(task, target)
+    driver_api.node_power_action(task, target)
     if kept and task.node.last_error is None:
         task.node.last_error = kept
         task.node.save()
@@ -86,10 +80,9 @@ def manages_boot(task: Task) -> bool:
 
 def _start_unmanaged(task: Task) -> None:
     """Boot from the network once; the separate PXE environment serves."""
-    from ironic.conductor import power
     if not task.node.disable_power_off:
         _power(task, states.POWER_OFF)
-    power.set_boot_device(task, boot_devices.PXE, persistent=False)
+    driver_api.set_boot_device(task, boot_devices.PXE, persistent=False)
     _power(task, states.REBOOT if task.node.disable_power_off
            else states.POWER_ON)
 
@@ -111,7 +104,7 @@ class AgentInspect(base.InspectInterface):
     def inspect_hardware(self, task: Task) -> str:
         node = task.node
         info = dict(node.driver_internal_info or {})
-        info[inspection_lookup.BMC_KEY] = inspection_lookup.bmc_addresses(
+        info[driver_api.BMC_KEY] = driver_api.bmc_addresses(
             node.driver_info or {})
         info.pop("agent_secret_token", None)
         info[MANAGED_KEY] = managed = manages_boot(task)
@@ -125,8 +118,7 @@ class AgentInspect(base.InspectInterface):
         network = task.driver.network
         if network is not None:
             network.add_inspection_network(task)
-        from ironic.conductor import power
-        power.forget_agent_before_ramdisk(task)
+        driver_api.forget_agent_before_ramdisk(task)
         task.driver.boot.prepare_ramdisk(task, ramdisk_params(task))
         if task.driver.power.get_power_state(task) == states.POWER_ON:
             _power(task, states.REBOOT)
@@ -146,12 +138,11 @@ class AgentInspect(base.InspectInterface):
 
     def _tear_down(self, task: Task) -> None:
         """Leave the ramdisk: boot and network clean-up, power off."""
-        from ironic.conductor import fast_track
         node = task.node
-        keep = fast_track.keeps_agent(node)
+        keep = driver_api.keeps_agent(node)
         info = dict(node.driver_internal_info or {})
         for key in (("agent_secret_token",) if not keep else ()) + (
-                inspection_lookup.BMC_KEY,):
+                driver_api.BMC_KEY,):
             info.pop(key, None)
         managed = info.pop(MANAGED_KEY, True)
         node.driver_internal_info = info

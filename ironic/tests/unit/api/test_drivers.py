@@ -135,7 +135,7 @@ def test_drivers_in_the_v1_document(api):
 @pytest.fixture
 def api_conductor(api_without_conductor):
     """The API with a real in-process conductor (rpc_transport none)."""
-    from ironic.common import hash_ring
+    from ironic import hash_ring
     from ironic.conductor import base_manager
     from ironic.conf import CONF
     CONF.set_override("rpc_transport", "none")

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from ironic.common import hash_ring, rpc, states
+from ironic import hash_ring
+from ironic.common import rpc, states
 from ironic.conductor import base_manager, rpcapi
 from ironic.db import api as db_api
 

@@ -104,8 +104,9 @@ list_params = st.dictionaries(
 @pytest.fixture(scope="module")
 def fuzz_api(tmp_path_factory):
     """One application and database for all examples of this module."""
+    from ironic import driver_registry
     from ironic.api import app as api_app
-    from ironic.common import driver_factory, policy
+    from ironic.common import policy
     from ironic.conf import CONF
     from ironic.db.sqlalchemy import api as sqla_api
 
@@ -137,7 +138,7 @@ def fuzz_api(tmp_path_factory):
     sqla_api.dispose()
     ifx.stop_local_rpc()
     overrides.cleanup()
-    driver_factory.reset()
+    driver_registry.reset()
     assert CONF.database.connection != f"sqlite:///{path}"
 
 

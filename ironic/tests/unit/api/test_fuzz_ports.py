@@ -56,8 +56,9 @@ resources = st.sampled_from(sorted(_KEYS))
 @pytest.fixture(scope="module")
 def fuzz(tmp_path_factory):
     """One app and database with one node, port, portgroup and chassis."""
+    from ironic import driver_registry
     from ironic.api import app as api_app
-    from ironic.common import driver_factory, policy
+    from ironic.common import policy
     from ironic.db.sqlalchemy import api as sqla_api
 
     directory = tmp_path_factory.mktemp("fuzz-ports")
@@ -93,7 +94,7 @@ def fuzz(tmp_path_factory):
     sqla_api.dispose()
     ifx.stop_local_rpc()
     overrides.cleanup()
-    driver_factory.reset()
+    driver_registry.reset()
 
 
 def _sane(resp) -> None:

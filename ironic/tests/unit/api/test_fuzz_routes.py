@@ -181,8 +181,9 @@ def raw_bodies(draw) -> bytes:
 @pytest.fixture(scope="module")
 def routes_api(tmp_path_factory):
     """One application with one of each resource, shared by the module."""
+    from ironic import driver_registry
     from ironic.api import app as api_app
-    from ironic.common import driver_factory, policy
+    from ironic.common import policy
     from ironic.conf import CONF
     from ironic.db.sqlalchemy import api as sqla_api
 
@@ -204,7 +205,7 @@ def routes_api(tmp_path_factory):
     sqla_api.dispose()
     ifx.stop_local_rpc()
     overrides.cleanup()
-    driver_factory.reset()
+    driver_registry.reset()
     assert CONF.database.connection != f"sqlite:///{path}"
 
 

@@ -5,8 +5,8 @@ import sqlite3
 
 import pytest
 
+from ironic import hash_ring
 from ironic.api.controllers.v1 import node_documents, node_view
-from ironic.common import hash_ring
 from ironic.db import api as db_api
 from ironic.tests import fixtures as ifx
 

@@ -153,7 +153,7 @@ def test_disabled_interface_does_not_block_other_updates(api, config):
                 "interface_name = 'no-rescue'"))
     # What the API knows of conductors is cached with the hash ring; a
     # conductor registering in this process resets it.
-    from ironic.common import hash_ring
+    from ironic import hash_ring
     hash_ring.manager().reset()
     url = f"/v1/nodes/{node['uuid']}"
     resp = api.patch(url, [{"op": "add", "path": "/extra/x", "value": 1}])

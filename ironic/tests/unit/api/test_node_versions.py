@@ -392,7 +392,7 @@ def test_list_default_fields(api, version):
 
 
 def test_conductor_field_and_filter(api_newest, config):
-    from ironic.common import hash_ring
+    from ironic import hash_ring
     api = api_newest
     dbapi = db_api.get_instance()
     # c1 is the only conductor; nodes can only be created with a driver

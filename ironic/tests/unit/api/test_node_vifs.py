@@ -209,13 +209,13 @@ def test_network_default_is_the_hardware_types_first_enabled(
     # As Ironic 39 computes it (checked against a running one): the
     # hardware type's order decides, not the DHCP provider nor the order
     # of enabled_network_interfaces.
-    from ironic.common import driver_factory
+    from ironic import driver_registry
     config("dhcp", dhcp_provider=provider)
     config(enabled_network_interfaces=enabled)
-    driver_factory.reset()
-    info = driver_factory.load().hardware_type("fake-hardware")
+    driver_registry.reset()
+    info = driver_registry.load().hardware_type("fake-hardware")
     assert info.defaults["network"] == expected
-    driver_factory.reset()
+    driver_registry.reset()
 
 
 def test_no_conductor_for_the_node_is_400(env):

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from ironic.common import hash_ring, rpc
+from ironic import hash_ring
+from ironic.common import rpc
 from ironic.conductor import base_manager, rpcapi
 from ironic.tests.fixtures import error_message
 

@@ -6,7 +6,8 @@ import types
 
 import pytest
 
-from ironic.common import driver_factory, exception
+from ironic import driver_registry
+from ironic.common import exception
 from ironic.tests import fixtures as ifx
 from ironic.tests.fixtures import error_message
 
@@ -36,7 +37,7 @@ def test_it_is_a_separate_distribution_with_its_own_entry_points():
 def test_loaded_when_enabled(database, config):
     ifx.configure_test_drivers(config, ["fake-hardware", "example-hw"],
                                power=["fake", "example"])
-    hw = driver_factory.load().hardware_type("example-hw")
+    hw = driver_registry.load().hardware_type("example-hw")
     assert hw.enabled["power"] == ["example"]
     assert hw.defaults["bios"] == "fake"
 
@@ -57,13 +58,13 @@ def test_usable_on_a_node(oot_api):
     from ironic.objects.node import Node
     node = Node.get(resp.json["uuid"])
     task = types.SimpleNamespace(node=node)
-    driver_factory.build_driver_for_task(task)
-    report = driver_factory.validate_driver_interfaces(task)
+    driver_registry.build_driver_for_task(task)
+    report = driver_registry.validate_driver_interfaces(task)
     assert report["power"] == {"result": True, "reason": None}
     task.driver.power.set_power_state(task, "power on")
     assert task.driver.power.get_power_state(task) == "power on"
     node.driver_info = {}
-    report = driver_factory.validate_driver_interfaces(task)
+    report = driver_registry.validate_driver_interfaces(task)
     assert report["power"]["result"] is False
     assert "example_address" in report["power"]["reason"]
 
@@ -83,5 +84,5 @@ def test_enabled_type_without_its_interface_refuses_start(database,
                                                           config):
     ifx.configure_test_drivers(config, ["fake-hardware", "example-hw"])
     with pytest.raises(exception.DriverLoadError) as e:
-        driver_factory.load()
+        driver_registry.load()
     assert "example-hw" in str(e.value) and "power" in str(e.value)

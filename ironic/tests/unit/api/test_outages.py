@@ -46,7 +46,7 @@ def _is_503(resp):
 
 def test_database_away_is_503(api, monkeypatch):
     node = api.post("/v1/nodes", {"driver": "fake-hardware"}).json
-    from ironic.common import hash_ring
+    from ironic import hash_ring
     from ironic.db import api as db_api
     hash_ring.reset()
     monkeypatch.setattr(db_api, "get_instance", lambda: _DeadDatabase())

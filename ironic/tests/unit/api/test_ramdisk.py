@@ -12,7 +12,8 @@ import pathlib
 
 import pytest
 
-from ironic.common import agent_token, hash_ring, rpc, states
+from ironic import hash_ring
+from ironic.common import agent_token, rpc, states
 from ironic.conductor import base_manager, rpcapi
 from ironic.db import api as db_api
 from ironic.objects.node import Node

@@ -10,8 +10,8 @@ import socket
 
 import pytest
 
+from ironic import service
 from ironic.command import conductor, pxe_filter
-from ironic.common import service
 from ironic.conf import CONF
 from ironic.coordination import backend
 

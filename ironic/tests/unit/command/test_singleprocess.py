@@ -107,7 +107,7 @@ def test_a_database_that_cannot_be_opened_is_one_line(
 def test_a_lost_coordination_backend_exits_75(tmp_path, monkeypatch):
     # The conductor inside lost its backend for good (it set ``fatal``
     # and woke the command): the status of every dependency lost.
-    from ironic.common import service
+    from ironic import service
 
     class Conductor:
         class pool:  # noqa: N801 - stands in for the worker pool

@@ -5,7 +5,8 @@ import uuid
 
 import pytest
 
-from ironic.common import exception, hash_ring
+from ironic import hash_ring
+from ironic.common import exception
 from ironic.objects.conductor import Conductor
 
 KEYS = [str(uuid.UUID(int=i * 7919 + 13)) for i in range(3000)]
@@ -107,13 +108,13 @@ def test_manager_drops_conductors_with_stale_heartbeat(conductors, config):
 
 
 def test_interface_catalog_is_cached_with_the_rings(conductors):
-    from ironic.common import driver_factory, interface_catalog
+    from ironic import driver_registry
     from ironic.db import api as db_api
-    registry = driver_factory.load()
+    registry = driver_registry.load()
     conductor = Conductor.get_by_hostname("c1")
-    driver_factory.register_hardware(conductor.id, "c1", registry)
+    driver_registry.register_hardware(conductor.id, "c1", registry)
     hash_ring.manager().reset()
-    assert "fake-hardware" in interface_catalog.live().types
+    assert "fake-hardware" in hash_ring.live_catalog().types
     # Read once per ring build, not once per node created.
     calls = []
     dbapi = db_api.get_instance()
@@ -126,10 +127,10 @@ def test_interface_catalog_is_cached_with_the_rings(conductors):
     dbapi.list_live_hardware = counting
     try:
         for _ in range(5):
-            interface_catalog.live().check_driver("fake-hardware")
+            hash_ring.live_catalog().check_driver("fake-hardware")
         assert calls == []
         hash_ring.manager().reset()
-        interface_catalog.live()
+        hash_ring.live_catalog()
         assert len(calls) == 1
     finally:
         del dbapi.list_live_hardware

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ironic.common import exception, inspection_lookup, states
+from ironic.common import exception, states
+from ironic.conductor import inspection_lookup
 from ironic.db import api as db_api
 from ironic.objects.node import Node
 from ironic.objects.port import Port

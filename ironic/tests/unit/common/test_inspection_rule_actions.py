@@ -9,8 +9,8 @@ import threading
 import pytest
 
 from ironic.common import exception
-from ironic.common.inspection_rules import actions, plugin
 from ironic.db import api as db_api
+from ironic.inspection_rules import actions, plugin
 from ironic.objects.node import Node
 from ironic.objects.port import Port
 from ironic.tests import builders

@@ -7,7 +7,7 @@ import types
 
 import pytest
 
-from ironic.common.inspection_rules import interpolation, masking, operators, plugin
+from ironic.inspection_rules import interpolation, masking, operators, plugin
 
 INVENTORY = {
     "cpu": {"count": 4, "architecture": "x86_64", "flags": ["vmx", "aes"]},

@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from ironic.common import exception
-from ironic.common.inspection_rules import engine, validation
+from ironic.inspection_rules import engine, validation
 from ironic.objects.inspection_rule import InspectionRule
 from ironic.objects.node import Node
 from ironic.tests import builders

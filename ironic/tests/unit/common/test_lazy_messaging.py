@@ -40,7 +40,7 @@ def test_the_oslo_transport_reads_its_options_from_the_file(tmp_path):
                     "[oslo_messaging_rabbit]\nheartbeat_timeout_threshold = 7\n")
     got = _run(f"""
         import json
-        from ironic.common import service
+        from ironic import service
         from ironic.conf import CONF
         service.prepare_service("ironic-api", ["--config-file", {str(conf)!r}])
         print(json.dumps({{

@@ -5,7 +5,8 @@ import time
 
 import pytest
 
-from ironic.common import exception, hash_ring, rpc
+from ironic import hash_ring
+from ironic.common import exception, rpc
 from ironic.conductor import rpcapi
 
 

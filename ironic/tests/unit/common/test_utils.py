@@ -23,7 +23,7 @@ def test_ramdisk_api_url(config, public, host, ssl, expected):
 def test_freeze_startup_objects_takes_live_objects_out_of_collections():
     import gc
 
-    from ironic.common import service
+    from ironic import service
     kept = [[] for _ in range(100)]
     assert any(o is kept[0] for o in gc.get_objects())
     try:

@@ -3,7 +3,8 @@ again by the conductor that starts (or takes over) next."""
 
 from __future__ import annotations
 
-from ironic.common import hash_ring, rpc, states
+from ironic import hash_ring
+from ironic.common import rpc, states
 from ironic.conductor import allocations, base_manager
 from ironic.db import api as db_api
 

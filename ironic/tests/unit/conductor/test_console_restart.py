@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from ironic.common import exception, hash_ring, rpc
+from ironic import hash_ring
+from ironic.common import exception, rpc
 from ironic.conductor import base_manager, consoles, periodics, power, rpcapi
 from ironic.drivers.modules import fake
 

@@ -342,13 +342,13 @@ def test_node_state_changed_between_read_and_write_takes_the_lock(
 
 def test_driver_that_cannot_be_built_takes_the_locked_path(
         mgr, locks, monkeypatch):
-    from ironic.common import driver_factory
+    from ironic import driver_registry
 
     def gone(self, node):
         raise exception.DriverNotFound(driver_name=node.driver)
 
     node, token = _with_token(mgr)
-    monkeypatch.setattr(driver_factory.Registry, "build_driver", gone)
+    monkeypatch.setattr(driver_registry.Registry, "build_driver", gone)
     # As before: accepted, and the failure is the worker's (logged).
     _beat(mgr, node, token)
     assert locks["reserved"] == [node.uuid]

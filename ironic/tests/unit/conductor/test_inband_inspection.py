@@ -9,8 +9,9 @@ import datetime
 
 import pytest
 
+from ironic import hash_ring
 from ironic.api.controllers.v1 import versions
-from ironic.common import hash_ring, rpc, states
+from ironic.common import rpc, states
 from ironic.conductor import base_manager, periodics, rpcapi
 from ironic.db import api as db_api
 from ironic.objects.node import Node

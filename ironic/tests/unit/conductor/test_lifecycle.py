@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from ironic import hash_ring
 from ironic.api.controllers.v1 import versions
-from ironic.common import hash_ring, rpc, states
+from ironic.common import rpc, states
 from ironic.conductor import base_manager, rpcapi
 from ironic.tests import fixtures as ifx
 

@@ -10,7 +10,8 @@ import types
 import pytest
 import sqlalchemy as sa
 
-from ironic.common import hash_ring, rpc, states
+from ironic import hash_ring
+from ironic.common import rpc, states
 from ironic.conductor import (
     base_manager,
     periodics,
@@ -195,7 +196,8 @@ def test_a_start_that_fails_after_registering_leaves_the_ring(
         database, config, monkeypatch):
     # Registered, then failing before it serves: peers and the API must
     # not keep routing calls to it until its heartbeat times out.
-    from ironic.common import driver_factory, exception
+    from ironic import driver_registry
+    from ironic.common import exception
     ifx.configure_test_drivers(config)
     config(rpc_transport="none", host="doomed")
     rpc.reset()
@@ -204,7 +206,7 @@ def test_a_start_that_fails_after_registering_leaves_the_ring(
     def broken(*args, **kwargs):
         raise exception.IronicException("database went away")
 
-    monkeypatch.setattr(driver_factory, "register_hardware", broken)
+    monkeypatch.setattr(driver_registry, "register_hardware", broken)
     service = base_manager.ConductorService()
     with pytest.raises(exception.IronicException, match="went away"):
         service.start()

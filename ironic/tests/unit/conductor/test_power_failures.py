@@ -9,7 +9,8 @@ import tracemalloc
 
 import pytest
 
-from ironic.common import faults, hash_ring, rpc, states
+from ironic import hash_ring
+from ironic.common import faults, rpc, states
 from ironic.conductor import base_manager, periodics, power_failures
 from ironic.db import api as db_api
 from ironic.drivers.modules import fake

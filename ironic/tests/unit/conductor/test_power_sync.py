@@ -7,7 +7,8 @@ import threading
 
 import pytest
 
-from ironic.common import faults, hash_ring, rpc, states
+from ironic import hash_ring
+from ironic.common import faults, rpc, states
 from ironic.conductor import base_manager, periodics, power_sync
 from ironic.drivers.modules import fake
 from ironic.objects.node import Node

@@ -160,7 +160,7 @@ def test_failed_finalize_fails_the_rescue(monkeypatch):
                     "command_error": {"message": "no rescue user"}}
 
     monkeypatch.setattr(agent_client, "AgentClient", Client)
-    monkeypatch.setattr(agent_rescue.cond_utils, "fail",
+    monkeypatch.setattr(agent_rescue.driver_api, "fail_node",
                         lambda task, event, msg: failed.append((event, msg)))
     node = _node(provision_state=states.RESCUEWAIT,
                  instance_info={"hashed_rescue_password": "$5$x$y"})

@@ -8,7 +8,7 @@ import os
 from oslo_log import log
 
 from ironic import metrics, version
-from ironic.common import scrub
+from ironic.common import rpc, scrub
 from ironic.conf import CONF
 
 #: Exit status of a process that gave up on a dependency it needs (the
@@ -31,7 +31,6 @@ def prepare_service(prog: str, argv: list[str] | None = None,
     _setup_metrics(prog)
     # ironic-dbsync sends no RPC: it need not load oslo.messaging.
     if CONF.rpc_transport != "none" and prog != "ironic-dbsync":
-        from ironic.common import rpc
         rpc.register_opts()
 
 

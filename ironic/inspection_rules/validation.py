@@ -13,8 +13,8 @@ from typing import Any
 import jsonschema
 
 from ironic.common import exception, utils
-from ironic.common.inspection_rules import actions, operators
-from ironic.common.inspection_rules.plugin import ArgumentError
+from ironic.inspection_rules import actions, operators
+from ironic.inspection_rules.plugin import ArgumentError
 
 PHASES = ("main",)
 MAX_USER_PRIORITY = 9999

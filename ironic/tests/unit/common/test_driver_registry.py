@@ -4,7 +4,8 @@ import types
 
 import pytest
 
-from ironic.common import driver_factory, exception
+from ironic import driver_registry
+from ironic.common import exception
 from ironic.drivers.modules import fake, noop
 from ironic.tests import fixtures as ifx
 
@@ -13,18 +14,18 @@ from ironic.tests import fixtures as ifx
 def drivers(config):
     ifx.configure_test_drivers(config)
     yield config
-    driver_factory.reset()
+    driver_registry.reset()
 
 
 def _node(**kw):
-    values = {f"{k}_interface": None for k in driver_factory.INTERFACE_TYPES}
+    values = {f"{k}_interface": None for k in driver_registry.INTERFACE_TYPES}
     values.update(driver="fake-hardware", uuid="u-1")
     values.update(kw)
     return types.SimpleNamespace(**values)
 
 
 def test_interfaces_are_singletons_and_defaults_follow_priority(drivers):
-    reg = driver_factory.load()
+    reg = driver_registry.load()
     hw = reg.hardware_type("fake-hardware")
     # fake first: the hardware type prefers it over no-bios.
     assert hw.defaults["bios"] == "fake"
@@ -33,37 +34,37 @@ def test_interfaces_are_singletons_and_defaults_follow_priority(drivers):
     two = reg.build_driver(_node(uuid="u-2"))
     assert one.power is two.power
     assert isinstance(one.power, fake.FakePower)
-    assert driver_factory.load() is reg
+    assert driver_registry.load() is reg
 
 
 def test_configured_default_wins_over_priority(drivers):
     drivers(default_bios_interface="no-bios")
-    driver_factory.reset()
-    hw = driver_factory.load().hardware_type("fake-hardware")
+    driver_registry.reset()
+    hw = driver_registry.load().hardware_type("fake-hardware")
     assert hw.defaults["bios"] == "no-bios"
 
 
 def test_default_not_enabled_refuses_start(drivers):
     drivers(default_raid_interface="fake", enabled_raid_interfaces=["no-raid"])
-    driver_factory.reset()
+    driver_registry.reset()
     with pytest.raises(exception.DriverLoadError) as e:
-        driver_factory.load()
+        driver_registry.load()
     assert "default_raid_interface" in str(e.value)
 
 
 def test_unknown_interface_refuses_start(drivers):
     drivers(enabled_power_interfaces=["fake", "ipmitool-typo"])
-    driver_factory.reset()
+    driver_registry.reset()
     with pytest.raises(exception.DriverLoadError) as e:
-        driver_factory.load()
+        driver_registry.load()
     assert "ipmitool-typo" in str(e.value)
 
 
 def test_unknown_hardware_type_refuses_start(drivers):
     drivers(enabled_hardware_types=["fake-hardware", "nope"])
-    driver_factory.reset()
+    driver_registry.reset()
     with pytest.raises(exception.DriverLoadError) as e:
-        driver_factory.load()
+        driver_registry.load()
     assert "nope" in str(e.value)
 
 
@@ -71,51 +72,51 @@ def test_hardware_type_without_usable_power_refuses_start(drivers):
     # ipmi supports only ipmitool power, which is not enabled here.
     drivers(enabled_hardware_types=["fake-hardware", "ipmi"],
             enabled_management_interfaces=["fake", "ipmitool"])
-    driver_factory.reset()
+    driver_registry.reset()
     with pytest.raises(exception.DriverLoadError) as e:
-        driver_factory.load()
+        driver_registry.load()
     assert "ipmi" in str(e.value) and "power" in str(e.value)
 
 
 def test_disabled_interface_is_none_with_reason(drivers):
-    reg = driver_factory.load()
+    reg = driver_registry.load()
     drv = reg.build_driver(_node(power_interface="gone"))
     assert drv.power is None
     assert "gone" in drv.disabled["power"]
     task = types.SimpleNamespace(node=_node(power_interface="gone"),
                                  driver=drv)
-    report = driver_factory.validate_driver_interfaces(task)
+    report = driver_registry.validate_driver_interfaces(task)
     assert report["power"]["result"] is False
     assert report["management"] == {"result": True, "reason": None}
     assert "vendor" not in report
 
 
 def test_no_interfaces_validate_as_unsupported(drivers):
-    reg = driver_factory.load()
+    reg = driver_registry.load()
     node = _node(bios_interface="no-bios")
     task = types.SimpleNamespace(node=node, driver=reg.build_driver(node))
     assert isinstance(task.driver.bios, noop.NoBIOS)
-    report = driver_factory.validate_driver_interfaces(task)
+    report = driver_registry.validate_driver_interfaces(task)
     assert report["bios"]["result"] is False
     assert "does not support bios" in report["bios"]["reason"]
 
 
 def test_records_mark_one_default_per_interface_type(drivers):
-    rows = driver_factory.load().records()
+    rows = driver_registry.load().records()
     defaults = [(r["interface_type"]) for r in rows if r["default"]]
-    assert sorted(defaults) == sorted(driver_factory.INTERFACE_TYPES)
+    assert sorted(defaults) == sorted(driver_registry.INTERFACE_TYPES)
     assert {r["hardware_type"] for r in rows} == {"fake-hardware"}
 
 
 def test_build_driver_for_task_sets_driver(drivers):
     task = types.SimpleNamespace(node=_node())
-    driver_factory.build_driver_for_task(task)
+    driver_registry.build_driver_for_task(task)
     assert isinstance(task.driver.deploy, fake.FakeDeploy)
 
 
 def test_unknown_driver_of_node(drivers):
     with pytest.raises(exception.DriverNotFound):
-        driver_factory.build_driver(_node(driver="ipmi"))
+        driver_registry.build_driver(_node(driver="ipmi"))
 
 
 def test_register_hardware_warns_about_differing_peers(database, config,
@@ -125,11 +126,11 @@ def test_register_hardware_warns_about_differing_peers(database, config,
     from ironic.db import api as db_api
     ifx.register_test_conductor("peer")
     config(enabled_rescue_interfaces=["no-rescue"])
-    driver_factory.reset()
+    driver_registry.reset()
     dbapi = db_api.get_instance()
     row = dbapi.register_conductor({"hostname": "me", "drivers": []})
     with caplog.at_level(logging.WARNING):
-        driver_factory.register_hardware(row.id, "me")
+        driver_registry.register_hardware(row.id, "me")
     assert any("peer" in r.getMessage() and "rescue" in r.getMessage()
                for r in caplog.records)
     mine = dbapi.list_conductor_hardware_interfaces(row.id)
@@ -145,11 +146,11 @@ def test_register_hardware_warns_about_peers_with_other_defaults(
     ifx.register_test_conductor("peer")
     # Same enabled interfaces, another default for new nodes.
     config(default_rescue_interface="no-rescue")
-    driver_factory.reset()
+    driver_registry.reset()
     row = db_api.get_instance().register_conductor(
         {"hostname": "me", "drivers": []})
     with caplog.at_level(logging.WARNING):
-        driver_factory.register_hardware(row.id, "me")
+        driver_registry.register_hardware(row.id, "me")
     messages = [r.getMessage() for r in caplog.records
                 if r.levelno == logging.WARNING]
     assert len(messages) == 1, messages
@@ -165,7 +166,7 @@ def test_register_hardware_is_quiet_when_peers_agree(database, caplog):
     row = db_api.get_instance().register_conductor(
         {"hostname": "me", "drivers": []})
     with caplog.at_level(logging.WARNING):
-        driver_factory.register_hardware(row.id, "me")
+        driver_registry.register_hardware(row.id, "me")
     assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
 
 
@@ -180,7 +181,7 @@ def test_conductor_starts_on_public_defaults(database, config):
     for kind in ifx.TEST_INTERFACES:
         CONF.clear_override(f"enabled_{kind}_interfaces")
     CONF.clear_override("enabled_hardware_types")
-    driver_factory.reset()
+    driver_registry.reset()
     conductor = base_manager.ConductorService()
     conductor.start()
     try:

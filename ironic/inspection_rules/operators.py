@@ -13,8 +13,8 @@ import operator
 import re
 from typing import Any, Callable, ClassVar
 
-from ironic.common.inspection_rules import interpolation, plugin
-from ironic.common.inspection_rules.plugin import ArgumentError
+from ironic.inspection_rules import interpolation, plugin
+from ironic.inspection_rules.plugin import ArgumentError
 
 MULTIPLE = ("any", "all", "first", "last")
 

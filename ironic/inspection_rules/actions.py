@@ -17,9 +17,10 @@ import requests
 from urllib3.util import retry as urllib3_retry
 
 from ironic.common import exception
-from ironic.common.inspection_rules import interpolation, plugin
-from ironic.common.inspection_rules.plugin import ArgumentError
 from ironic.db import api as db_api
+from ironic.inspection_rules import interpolation, plugin
+from ironic.inspection_rules.plugin import ArgumentError
+from ironic.objects.port import Port
 
 LOG = logging.getLogger(__name__)
 
@@ -314,7 +315,6 @@ class UnsetPluginData(Action):
 
 def _port(scope: plugin.Scope, port_id: Any, path: Any
           ) -> tuple[Any, list[str]]:
-    from ironic.objects.port import Port
     try:
         port = Port.get(str(port_id))
     except exception.NotFound:
@@ -355,7 +355,6 @@ class DelPortAttribute(Action):
 
     def __call__(self, scope: plugin.Scope, port_id: Any,
                  path: Any) -> None:
-        from ironic.objects.port import Port
         port, parts = _port(scope, port_id, path)
         default = Port.fields[parts[0]].default
         _apply(f"port {port.uuid}", _delete, port, parts, default)

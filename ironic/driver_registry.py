@@ -20,9 +20,10 @@ from typing import Any
 import stevedore
 import stevedore.exception
 
-from ironic.common import exception
+from ironic.common import exception, interface_catalog
 from ironic.common.task import Task
 from ironic.conf import CONF
+from ironic.db import api as db_api
 from ironic.drivers import base
 
 LOG = logging.getLogger(__name__)
@@ -172,7 +173,6 @@ class Registry:
         return rows
 
     def catalog(self) -> Any:
-        from ironic.common import interface_catalog
         return interface_catalog.Catalog.from_records(self.records())
 
     def periodic_tasks(self) -> list:
@@ -322,7 +322,6 @@ def register_hardware(conductor_id: int, hostname: str,
     interfaces during a rolling upgrade; that is worth a warning, not a
     refusal (seed 003).
     """
-    from ironic.db import api as db_api
     registry = registry or load()
     dbapi = db_api.get_instance()
     mine = registry.records()

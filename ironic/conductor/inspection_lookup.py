@@ -21,6 +21,7 @@ from typing import Any, Iterable
 from ironic.common import exception, states, utils
 from ironic.db import api as db_api
 from ironic.db.sqlalchemy import models
+from ironic.objects.node import Node
 
 LOG = logging.getLogger(__name__)
 
@@ -106,7 +107,6 @@ def _nodes_by_bmc(addresses: Iterable[str]) -> set[int]:
 def lookup_node(macs: list[str], bmc: list[str],
                 node_uuid: str | None = None) -> Any:
     """The one node in ``inspect wait`` matching every given criterion."""
-    from ironic.objects.node import Node
     candidates: set[int] | None = None
     for what, ids in (("MAC addresses", _nodes_by_macs(macs)),
                       ("BMC addresses", _nodes_by_bmc(bmc))):

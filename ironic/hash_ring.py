@@ -21,7 +21,7 @@ import threading
 import time
 from typing import Any, Iterable
 
-from ironic.common import exception
+from ironic.common import exception, interface_catalog
 from ironic.conf import CONF
 from ironic.db import api as db_api
 
@@ -131,8 +131,9 @@ class HashRingManager:
                        for k, v in hosts.items()}
         self._members = frozenset((r.hostname, r.conductor_group)
                                   for r in rows)
-        from ironic.common import interface_catalog
-        self._catalog = interface_catalog.Catalog.from_db()
+        self._catalog = interface_catalog.Catalog.from_records(
+            db_api.get_instance().list_live_hardware(
+                CONF.conductor.heartbeat_timeout))
         self._ttl = (CONF.hash_ring_reset_interval if self._cache_time is None
                      else self._cache_time)
         self._built_at = time.monotonic()
@@ -144,7 +145,7 @@ class HashRingManager:
         return self._members
 
     @property
-    def catalog(self) -> Any:
+    def catalog(self) -> interface_catalog.Catalog:
         """The interface catalog of the conductors in the rings."""
         self.rings()
         return self._catalog
@@ -205,3 +206,10 @@ def conductor_for(node: Any) -> str | None:
     except exception.NoValidHost:
         return None
     return hosts[0] if hosts else None
+
+
+def live_catalog() -> interface_catalog.Catalog:
+    """The interface catalog of the live conductors, as cached with the
+    hash rings (read again every ``hash_ring_reset_interval`` seconds, and
+    at once when this process registers or unregisters a conductor)."""
+    return manager().catalog

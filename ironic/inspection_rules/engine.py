@@ -17,9 +17,10 @@ import threading
 import yaml
 
 from ironic.common import exception
-from ironic.common.inspection_rules import actions, operators, plugin, validation
 from ironic.common.task import Task
 from ironic.conf import CONF
+from ironic.inspection_rules import actions, operators, plugin, validation
+from ironic.objects.inspection_rule import InspectionRule
 
 LOG = logging.getLogger(__name__)
 
@@ -85,7 +86,6 @@ def built_in_rules() -> list[dict]:
 
 def rules_for_phase(phase: str) -> list[dict]:
     """Every rule of ``phase`` in the order it runs."""
-    from ironic.objects.inspection_rule import InspectionRule
     stored = [r.as_rule() for r in InspectionRule.list_for_phase(phase)]
     built_in = [r for r in built_in_rules() if r["phase"] == phase]
     # sorted() is stable: built-in rules stay first among equals.
