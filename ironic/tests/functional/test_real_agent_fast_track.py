@@ -19,7 +19,6 @@ import pytest
 
 from ironic.tests.emulators.ipmi_bmc import machine_mac
 from ironic.tests.functional import conftest as fconf
-from ironic.tests.functional.test_network_boot import _Server
 from ironic.tests.functional.test_real_agent import (
     DRIVERS,
     MIB,
@@ -29,16 +28,9 @@ from ironic.tests.functional.test_real_agent import (
     _wait,
     _whole_disk_image,
     agent_python,  # noqa: F401 - fixture
+    images,  # noqa: F401 - fixture
 )
 from ironic.tests.realagent import launch
-
-
-@pytest.fixture(scope="module")
-def images(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("images")
-    server = _Server(directory)
-    yield server, directory
-    server.close()
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +66,7 @@ def _heartbeated(conn, uuid: str) -> None:
 
 
 def test_real_agent_deploys_after_inspection_without_a_power_cycle(
-        aio, machine, images):
+        aio, machine, images):  # noqa: F811 - fixture
     bmc, disk = machine
     server, directory = images
     # Sparse; the agent proposes no root disk under 4 GiB.
