@@ -168,6 +168,36 @@ def stop_local_rpc() -> None:
 
 
 @contextlib.contextmanager
+def module_api_database(directory: str, **conductor: Any
+                        ) -> Iterator[ConfigOverrides]:
+    """What a test module sharing one API application needs: a migrated
+    sqlite database in ``directory``, no authentication, the test drivers
+    and a registered in-process conductor (``conductor`` adds options of
+    its group). Yields the overrides for more; all undone afterwards."""
+    from ironic import driver_registry
+    from ironic.common import policy
+    overrides = ConfigOverrides()
+    path = fresh_database(directory)
+    sqla_api.dispose()
+    overrides("database", connection=f"sqlite:///{path}")
+    overrides(state_path=directory, auth_strategy="noauth",
+              rpc_transport="none")
+    # Registered once: on a busy machine the module may run longer than a
+    # heartbeat period.
+    overrides("conductor", heartbeat_timeout=3600, **conductor)
+    configure_test_drivers(overrides)
+    policy.reset()
+    register_test_conductor()
+    try:
+        yield overrides
+    finally:
+        sqla_api.dispose()
+        stop_local_rpc()
+        overrides.cleanup()
+        driver_registry.reset()
+
+
+@contextlib.contextmanager
 def conductor_in_process(monkeypatch) -> Iterator[Any]:
     """A conductor service started in the test's own process, which the
     API reaches in-process (``rpc_transport = none``), stopped after."""

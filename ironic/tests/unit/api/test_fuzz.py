@@ -104,42 +104,26 @@ list_params = st.dictionaries(
 @pytest.fixture(scope="module")
 def fuzz_api(tmp_path_factory):
     """One application and database for all examples of this module."""
-    from ironic import driver_registry
     from ironic.api import app as api_app
-    from ironic.common import policy
     from ironic.conf import CONF
-    from ironic.db.sqlalchemy import api as sqla_api
 
-    directory = tmp_path_factory.mktemp("fuzz")
-    overrides = ifx.ConfigOverrides()
-    path = ifx.fresh_database(str(directory))
-    sqla_api.dispose()
-    overrides("database", connection=f"sqlite:///{path}")
-    overrides(state_path=str(directory), auth_strategy="noauth",
-              rpc_transport="none")
-    # The conductor is registered once; on a busy machine the module may
-    # run longer than a heartbeat period.
-    overrides("conductor", heartbeat_timeout=3600)
-    ifx.configure_test_drivers(overrides)
-    policy.reset()
-    ifx.register_test_conductor()
-    client = ifx.ApiClient(api_app.setup_app())
-    node = client.post("/v1/nodes", {"driver": "fake-hardware",
-                                     "name": "fuzz-target",
-                                     "driver_info": {"ipmi_password": "p"}})
-    assert node.status_int == 201, node.body
-    # Patched by UUID: a successful rename must not lose the target.
-    client.target = f"/v1/nodes/{node.json['uuid']}"
-    other = client.post("/v1/nodes", {"driver": "fake-hardware",
-                                      "name": OTHER_NAME,
-                                      "instance_uuid": OTHER_INSTANCE})
-    assert other.status_int == 201, other.body
-    yield client
-    sqla_api.dispose()
-    ifx.stop_local_rpc()
-    overrides.cleanup()
-    driver_registry.reset()
-    assert CONF.database.connection != f"sqlite:///{path}"
+    directory = str(tmp_path_factory.mktemp("fuzz"))
+    with ifx.module_api_database(directory):
+        client = ifx.ApiClient(api_app.setup_app())
+        node = client.post("/v1/nodes", {"driver": "fake-hardware",
+                                         "name": "fuzz-target",
+                                         "driver_info": {
+                                             "ipmi_password": "p"}})
+        assert node.status_int == 201, node.body
+        # Patched by UUID: a successful rename must not lose the target.
+        client.target = f"/v1/nodes/{node.json['uuid']}"
+        other = client.post("/v1/nodes", {"driver": "fake-hardware",
+                                          "name": OTHER_NAME,
+                                          "instance_uuid": OTHER_INSTANCE})
+        assert other.status_int == 201, other.body
+        yield client
+    assert CONF.database.connection != \
+        f"sqlite:///{directory}/ironic.sqlite"
 
 
 def _assert_sane(resp) -> None:

@@ -50,24 +50,11 @@ list_params = st.dictionaries(
 
 @pytest.fixture(scope="module")
 def fuzz(tmp_path_factory):
-    from ironic import driver_registry
     from ironic.api import app as api_app
-    from ironic.common import policy
-    from ironic.db.sqlalchemy import api as sqla_api
 
-    directory = tmp_path_factory.mktemp("fuzz-alloc")
-    overrides = ifx.ConfigOverrides()
-    path = ifx.fresh_database(str(directory))
-    sqla_api.dispose()
-    overrides("database", connection=f"sqlite:///{path}")
-    overrides(state_path=str(directory), auth_strategy="noauth",
-              rpc_transport="none")
-    overrides("conductor", node_locked_retry_attempts=0,
-              heartbeat_timeout=3600)
-    ifx.configure_test_drivers(overrides)
-    policy.reset()
-    ifx.register_test_conductor()
-    with mock.patch.object(api_versions, "MAX_VERSION", 79):
+    directory = str(tmp_path_factory.mktemp("fuzz-alloc"))
+    with ifx.module_api_database(directory, node_locked_retry_attempts=0), \
+            mock.patch.object(api_versions, "MAX_VERSION", 79):
         client = ifx.ApiClient(api_app.setup_app(), version="1.79")
         client.post("/v1/nodes", {"driver": "fake-hardware", "name": "fz",
                                   "resource_class": "gold"})
@@ -75,10 +62,6 @@ def fuzz(tmp_path_factory):
                                                "name": "fz-alloc"})
         assert resp.status_int == 201, resp.body
         yield client
-    sqla_api.dispose()
-    ifx.stop_local_rpc()
-    overrides.cleanup()
-    driver_registry.reset()
 
 
 def _sane(resp) -> None:

@@ -56,45 +56,29 @@ resources = st.sampled_from(sorted(_KEYS))
 @pytest.fixture(scope="module")
 def fuzz(tmp_path_factory):
     """One app and database with one node, port, portgroup and chassis."""
-    from ironic import driver_registry
     from ironic.api import app as api_app
-    from ironic.common import policy
-    from ironic.db.sqlalchemy import api as sqla_api
 
-    directory = tmp_path_factory.mktemp("fuzz-ports")
-    overrides = ifx.ConfigOverrides()
-    path = ifx.fresh_database(str(directory))
-    sqla_api.dispose()
-    overrides("database", connection=f"sqlite:///{path}")
-    overrides(state_path=str(directory), auth_strategy="noauth",
-              rpc_transport="none")
-    overrides("conductor", heartbeat_timeout=3600)
-    ifx.configure_test_drivers(overrides)
-    policy.reset()
-    ifx.register_test_conductor()
-    client = ifx.ApiClient(api_app.setup_app(), version="latest")
-    node = client.post("/v1/nodes", {"driver": "fake-hardware",
-                                     "name": "fz"}).json
-    ids = {"node": node["uuid"]}
-    ids["portgroups"] = client.post("/v1/portgroups", {
-        "node_uuid": node["uuid"], "name": "fzg"}).json["uuid"]
-    ids["ports"] = client.post("/v1/ports", {
-        "node_uuid": node["uuid"], "address": "52:54:00:00:00:01",
-        "portgroup_uuid": ids["portgroups"], "pxe_enabled": True,
-        "local_link_connection": {"switch_id": "0a:1b:2c:3d:4e:5f",
-                                  "port_id": "1"}}).json["uuid"]
-    ids["chassis"] = client.post("/v1/chassis", {}).json["uuid"]
-    for resource, address in (("ports", "52:54:00:00:00:02"),
-                              ("portgroups", "52:54:00:00:00:03")):
-        other = client.post(f"/v1/{resource}", {
-            "node_uuid": node["uuid"], "address": address,
-            "name": "fz-other"})
-        assert other.status_int == 201, other.body
-    yield client, ids
-    sqla_api.dispose()
-    ifx.stop_local_rpc()
-    overrides.cleanup()
-    driver_registry.reset()
+    directory = str(tmp_path_factory.mktemp("fuzz-ports"))
+    with ifx.module_api_database(directory):
+        client = ifx.ApiClient(api_app.setup_app(), version="latest")
+        node = client.post("/v1/nodes", {"driver": "fake-hardware",
+                                         "name": "fz"}).json
+        ids = {"node": node["uuid"]}
+        ids["portgroups"] = client.post("/v1/portgroups", {
+            "node_uuid": node["uuid"], "name": "fzg"}).json["uuid"]
+        ids["ports"] = client.post("/v1/ports", {
+            "node_uuid": node["uuid"], "address": "52:54:00:00:00:01",
+            "portgroup_uuid": ids["portgroups"], "pxe_enabled": True,
+            "local_link_connection": {"switch_id": "0a:1b:2c:3d:4e:5f",
+                                      "port_id": "1"}}).json["uuid"]
+        ids["chassis"] = client.post("/v1/chassis", {}).json["uuid"]
+        for resource, address in (("ports", "52:54:00:00:00:02"),
+                                  ("portgroups", "52:54:00:00:00:03")):
+            other = client.post(f"/v1/{resource}", {
+                "node_uuid": node["uuid"], "address": address,
+                "name": "fz-other"})
+            assert other.status_int == 201, other.body
+        yield client, ids
 
 
 def _sane(resp) -> None:

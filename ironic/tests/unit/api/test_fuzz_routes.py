@@ -181,32 +181,17 @@ def raw_bodies(draw) -> bytes:
 @pytest.fixture(scope="module")
 def routes_api(tmp_path_factory):
     """One application with one of each resource, shared by the module."""
-    from ironic import driver_registry
     from ironic.api import app as api_app
-    from ironic.common import policy
     from ironic.conf import CONF
-    from ironic.db.sqlalchemy import api as sqla_api
 
-    directory = tmp_path_factory.mktemp("fuzz-routes")
-    overrides = ifx.ConfigOverrides()
-    path = ifx.fresh_database(str(directory))
-    sqla_api.dispose()
-    overrides("database", connection=f"sqlite:///{path}")
-    overrides(state_path=str(directory), auth_strategy="noauth",
-              rpc_transport="none")
-    overrides("conductor", heartbeat_timeout=3600)
-    overrides("api", restrict_lookup=False)
-    ifx.configure_test_drivers(overrides)
-    policy.reset()
-    ifx.register_test_conductor()
-    client = ifx.ApiClient(api_app.setup_app(), "latest")
-    client.idents = _create_resources(client)
-    yield client
-    sqla_api.dispose()
-    ifx.stop_local_rpc()
-    overrides.cleanup()
-    driver_registry.reset()
-    assert CONF.database.connection != f"sqlite:///{path}"
+    directory = str(tmp_path_factory.mktemp("fuzz-routes"))
+    with ifx.module_api_database(directory) as overrides:
+        overrides("api", restrict_lookup=False)
+        client = ifx.ApiClient(api_app.setup_app(), "latest")
+        client.idents = _create_resources(client)
+        yield client
+    assert CONF.database.connection != \
+        f"sqlite:///{directory}/ironic.sqlite"
 
 
 def _created(resp) -> str:
