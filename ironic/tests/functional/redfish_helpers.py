@@ -4,14 +4,18 @@ task-like object for calling interfaces directly."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import os
 import tempfile
 import threading
 import types
+from typing import Any, Iterator
 
 import sushy
+
+from ironic.tests import fixtures as ifx
 
 
 class ImageServer:
@@ -70,3 +74,25 @@ def make_task(emu, index: int = 0, **driver_info):
                                  power_state="power off",
                                  provision_state=None)
     return types.SimpleNamespace(node=node, context=None)
+
+
+@contextlib.contextmanager
+def redfish_conductor(api, config, monkeypatch, version: str,
+                      automated_clean: bool | None = False,
+                      **interfaces: list[str]) -> Iterator[tuple[Any, Any]]:
+    """``(api, conductor)``: redfish hardware enabled with ``interfaces``
+    on top of redfish power and management, an in-process conductor that
+    gives up on an unanswering BMC after two quick tries, and the API
+    client pinned to ``version``. ``automated_clean=None`` leaves the
+    option alone."""
+    ifx.configure_test_drivers(
+        config, **{"hardware_types": ["redfish"], "power": ["redfish"],
+                   "management": ["redfish"], **interfaces})
+    config(rpc_transport="none", host="test-conductor")
+    if automated_clean is not None:
+        config("conductor", automated_clean=automated_clean)
+    config("redfish", connection_retry_interval=0, connection_attempts=2)
+    with ifx.conductor_in_process(monkeypatch) as svc:
+        api.version = version
+        yield api, svc
+

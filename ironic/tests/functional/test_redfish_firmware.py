@@ -11,11 +11,11 @@ from __future__ import annotations
 import pytest
 
 from ironic.common import states
-from ironic.tests import fixtures as ifx
 from ironic.tests.emulators.launch import RedfishEmulator
 from ironic.tests.functional.redfish_helpers import (
     ImageServer,
     emulator_system,
+    redfish_conductor,
 )
 
 V = "1.86"
@@ -35,16 +35,10 @@ def images():
 
 @pytest.fixture
 def env(api_without_conductor, config, monkeypatch):
-    api = api_without_conductor
-    ifx.configure_test_drivers(
-        config, hardware_types=["redfish"], power=["redfish"],
-        management=["redfish"], firmware=["redfish", "no-firmware"])
-    config(rpc_transport="none", host="test-conductor")
-    config("conductor", automated_clean=False)
-    config("redfish", connection_retry_interval=0, connection_attempts=2)
-    with ifx.conductor_in_process(monkeypatch) as svc:
-        api.version = V
-        yield api, svc
+    with redfish_conductor(
+            api_without_conductor, config, monkeypatch, V,
+            firmware=["redfish", "no-firmware"]) as env:
+        yield env
 
 
 def _wait(env, resp):

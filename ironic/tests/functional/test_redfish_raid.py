@@ -8,9 +8,11 @@ from __future__ import annotations
 import pytest
 
 from ironic.common import states
-from ironic.tests import fixtures as ifx
 from ironic.tests.emulators.launch import RedfishEmulator
-from ironic.tests.functional.redfish_helpers import emulator_system
+from ironic.tests.functional.redfish_helpers import (
+    emulator_system,
+    redfish_conductor,
+)
 
 V = "1.87"
 GiB = 1024 ** 3
@@ -27,16 +29,10 @@ def bmc():
 
 @pytest.fixture
 def env(api_without_conductor, config, monkeypatch):
-    api = api_without_conductor
-    ifx.configure_test_drivers(
-        config, hardware_types=["redfish"], power=["redfish"],
-        management=["redfish"], raid=["redfish", "no-raid"])
-    config(rpc_transport="none", host="test-conductor")
-    config("conductor", automated_clean=False)
-    config("redfish", connection_retry_interval=0, connection_attempts=2)
-    with ifx.conductor_in_process(monkeypatch) as svc:
-        api.version = V
-        yield api, svc
+    with redfish_conductor(
+            api_without_conductor, config, monkeypatch, V,
+            raid=["redfish", "no-raid"]) as env:
+        yield env
 
 
 def _wait(env, resp, status=202):

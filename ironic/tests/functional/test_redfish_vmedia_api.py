@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from ironic.tests import fixtures as ifx
 from ironic.tests.emulators.launch import RedfishEmulator
 from ironic.tests.functional.redfish_helpers import (
     ImageServer,
     emulator_system,
+    redfish_conductor,
 )
 
 V = "1.89"
@@ -30,15 +30,10 @@ def images():
 
 @pytest.fixture
 def env(api_without_conductor, config, monkeypatch):
-    api = api_without_conductor
-    ifx.configure_test_drivers(config, hardware_types=["redfish"],
-                               power=["redfish"], management=["redfish"],
-                               vendor=["redfish", "no-vendor"])
-    config(rpc_transport="none", host="test-conductor")
-    config("redfish", connection_retry_interval=0, connection_attempts=2)
-    with ifx.conductor_in_process(monkeypatch) as svc:
-        api.version = V
-        yield api, svc
+    with redfish_conductor(
+            api_without_conductor, config, monkeypatch, V,
+            automated_clean=None, vendor=["redfish", "no-vendor"]) as env:
+        yield env
 
 
 def _drives(bmc) -> dict[str, tuple[bool, str]]:

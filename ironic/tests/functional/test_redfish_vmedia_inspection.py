@@ -9,12 +9,12 @@ import pytest
 import sushy
 
 from ironic.common import states
-from ironic.tests import fixtures as ifx
 from ironic.tests.emulators.launch import RedfishEmulator
 from ironic.tests.functional.redfish_helpers import (
     ImageServer,
     emulator_cd,
     emulator_system,
+    redfish_conductor,
 )
 
 V = "1.87"
@@ -34,16 +34,11 @@ def images():
 
 @pytest.fixture
 def env(api_without_conductor, config, monkeypatch):
-    api = api_without_conductor
-    ifx.configure_test_drivers(
-        config, hardware_types=["redfish"], power=["redfish"],
-        management=["redfish"], boot=["redfish-virtual-media", "fake"],
-        inspect=["agent", "no-inspect"])
-    config(rpc_transport="none", host="test-conductor")
-    config("redfish", connection_retry_interval=0, connection_attempts=2)
-    with ifx.conductor_in_process(monkeypatch) as svc:
-        api.version = V
-        yield api, svc
+    with redfish_conductor(
+            api_without_conductor, config, monkeypatch, V,
+            automated_clean=None, boot=["redfish-virtual-media", "fake"],
+            inspect=["agent", "no-inspect"]) as env:
+        yield env
 
 
 def _wait(env, resp):
