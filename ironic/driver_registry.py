@@ -20,7 +20,7 @@ from typing import Any
 import stevedore
 import stevedore.exception
 
-from ironic.common import exception, interface_catalog
+from ironic.common import exception, interface_catalog, interfaces
 from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.db import api as db_api
@@ -197,7 +197,7 @@ class Registry:
         chosen: dict[str, base.BaseInterface | None] = {}
         disabled: dict[str, str] = {}
         for kind in INTERFACE_TYPES:
-            name = getattr(node, f"{kind}_interface", None) \
+            name = getattr(node, interfaces.FIELDS[kind], None) \
                 or hw.defaults[kind]
             if name in hw.enabled[kind]:
                 chosen[kind] = self.interfaces[kind][name]

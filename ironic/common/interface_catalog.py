@@ -11,12 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Iterable
 
-from ironic.common import exception
-from ironic.conf.default import INTERFACE_TYPES
-
-FIELDS = {kind: f"{kind}_interface" for kind in INTERFACE_TYPES}
-#: The node fields naming an interface, in INTERFACE_TYPES order.
-COLUMNS = tuple(FIELDS.values())
+from ironic.common import exception, interfaces
 
 
 @dataclasses.dataclass
@@ -105,7 +100,7 @@ class Catalog:
         default; with ``reset`` so do all that the request did not set.
         """
         hw = self.check_driver(values["driver"])
-        for kind, field in FIELDS.items():
+        for kind, field in interfaces.FIELDS.items():
             name = values.get(field)
             if name is None or (reset and field not in explicit):
                 values[field] = self.default_for(hw, kind, node_info)

@@ -20,7 +20,7 @@ import os
 from typing import Any
 
 from ironic import driver_registry
-from ironic.common import agent_token, exception, states
+from ironic.common import agent_token, exception, interfaces, states
 from ironic.common.task import Task
 from ironic.conductor import utils as cond_utils
 from ironic.conf import CONF
@@ -85,7 +85,7 @@ def heartbeat(task: Task, callback_url: str, agent_version: str | None,
 #: What the idle path's decision rests on: a heartbeat is recorded
 #: without the lock only while every one of these is as it was read.
 _IDLE_GUARD = ("driver_internal_info", "provision_state", "maintenance",
-               "driver", *(f"{kind}_interface"
+               "driver", *(interfaces.FIELDS[kind]
                            for kind in ("deploy", "inspect", "rescue")))
 
 

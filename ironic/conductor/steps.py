@@ -15,10 +15,9 @@ import logging
 from typing import Any, Sequence
 
 from ironic import metrics
-from ironic.common import exception, states
+from ironic.common import exception, interfaces, states
 from ironic.common.task import Task
 from ironic.conductor import power, task_manager, utils
-from ironic.conf.default import INTERFACE_TYPES
 from ironic.drivers import steps as driver_steps
 
 LOG = logging.getLogger(__name__)
@@ -128,7 +127,7 @@ class StepState:
 def available(task: Task, kind: Kind) -> list[dict]:
     """Every step the node's interfaces offer for ``kind``."""
     found: list[dict] = []
-    for iface_type in INTERFACE_TYPES:
+    for iface_type in interfaces.TYPES:
         iface = getattr(task.driver, iface_type, None)
         if iface is None:
             continue

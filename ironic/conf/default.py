@@ -5,10 +5,7 @@ import socket
 from oslo_config import cfg
 from oslo_utils import netutils
 
-INTERFACE_TYPES = (
-    "bios", "boot", "console", "deploy", "firmware", "inspect", "management",
-    "network", "power", "raid", "rescue", "storage", "vendor",
-)
+from ironic.common import interfaces
 
 service_opts = [
     cfg.StrOpt("host", default=socket.gethostname(), sample_default="localhost",
@@ -130,7 +127,7 @@ _ENABLED_DEFAULTS = {
     "vendor": ["ipmitool", "redfish", "no-vendor"],
 }
 
-for _kind in INTERFACE_TYPES:
+for _kind in interfaces.TYPES:
     driver_opts.extend(_interface_opts(_kind, _ENABLED_DEFAULTS[_kind],
                                        _COMPUTED))
 

@@ -16,9 +16,8 @@ from __future__ import annotations
 import abc
 from typing import Any, ClassVar
 
-from ironic.common import exception, raid, states
+from ironic.common import exception, interfaces, raid, states
 from ironic.common.task import Task
-from ironic.conf.default import INTERFACE_TYPES
 from ironic.drivers import passthru as _passthru
 from ironic.drivers import periodic as _periodic
 from ironic.drivers import steps as _steps
@@ -31,8 +30,9 @@ from ironic.drivers.steps import (
     verify_step,
 )
 
-# A node cannot be driven without these; the others may be "no-*".
-CORE_INTERFACE_TYPES = ("boot", "deploy", "management", "power")
+# The vocabulary, under the names drivers know it by.
+INTERFACE_TYPES = interfaces.TYPES
+CORE_INTERFACE_TYPES = interfaces.CORE_TYPES
 
 __all__ = ["clean_step", "deploy_step", "service_step", "verify_step",
            "periodic", "passthru", "driver_passthru", "BareDriver",

@@ -4,32 +4,53 @@ from __future__ import annotations
 
 from ironic.common import exception, utils
 from ironic.db import api as db_api
-from ironic.objects.base import Field, IronicObject
+from ironic.objects.base import (
+    ARRAY,
+    CREATE,
+    INTEGER,
+    OBJECT,
+    UUID,
+    WRITE,
+    Field,
+    IronicObject,
+    timestamps,
+)
 
 ALLOCATING = "allocating"
 ACTIVE = "active"
 ERROR = "error"
 STATES = (ALLOCATING, ACTIVE, ERROR)
+_STRINGS = {"items": {"type": "string"}}
 
 
 class Allocation(IronicObject):
     fields = {
-        "uuid": Field(52, doc="Unique UUID of the allocation."),
-        "name": Field(52, doc="Unique logical name of the allocation."),
-        "node_id": Field(None, doc="Database id of the allocated node."),
-        "state": Field(52, default=ALLOCATING,
+        "uuid": Field(52, type=UUID, nullable=False, write=CREATE,
+                      body_null=True, doc="Unique UUID of the allocation."),
+        "name": Field(52, min_length=1, max_length=255, write=WRITE,
+                      doc="Unique logical name of the allocation."),
+        "node_id": Field(None, type=INTEGER,
+                         doc="Database id of the allocated node."),
+        "state": Field(52, nullable=False, default=ALLOCATING, max_length=15,
+                       schema={"enum": list(STATES)},
                        doc="allocating, active or error."),
         "last_error": Field(52, doc="Why the allocation failed."),
-        "resource_class": Field(52, doc="Resource class requested."),
-        "traits": Field(52, default=[], doc="Traits the node must have."),
-        "candidate_nodes": Field(52, default=[],
+        "resource_class": Field(52, min_length=1, max_length=80,
+                                write=CREATE,
+                                doc="Resource class requested."),
+        "traits": Field(52, type=ARRAY, nullable=False, default=[],
+                        write=CREATE, schema=_STRINGS,
+                        doc="Traits the node must have."),
+        "candidate_nodes": Field(52, type=ARRAY, nullable=False, default=[],
+                                 write=CREATE, schema=_STRINGS,
                                  doc="UUIDs of the only nodes to pick from."),
-        "extra": Field(52, default={}, doc="Free-form user data."),
-        "owner": Field(60, doc="Project the allocation is for."),
-        "conductor_affinity": Field(None,
+        "extra": Field(52, type=OBJECT, nullable=False, default={},
+                       write=WRITE, doc="Free-form user data."),
+        "owner": Field(60, max_length=255, write=CREATE,
+                       doc="Project the allocation is for."),
+        "conductor_affinity": Field(None, type=INTEGER,
                                     doc="Conductor processing it (db id)."),
-        "created_at": Field(52, doc="Creation time."),
-        "updated_at": Field(52, doc="Last update time."),
+        **timestamps(52),
     }
 
     _db_create = "create_allocation"

@@ -17,10 +17,29 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Self
 from ironic.db import api as db_api
 from ironic.db.sqlalchemy import tables
 
+#: The JSON kinds of a field's value (``Field.type``). A UUID and a time
+#: are strings on the wire; the API writes times in ISO 8601.
+STRING = "string"
+UUID = "uuid"
+TIME = "date-time"
+INTEGER = "integer"
+BOOLEAN = "boolean"
+OBJECT = "object"
+ARRAY = "array"
+_JSON_TYPES = {STRING: "string", UUID: "string", TIME: "string",
+               INTEGER: "integer", BOOLEAN: "boolean", OBJECT: "object",
+               ARRAY: "array"}
+
+#: Who may write a field through the API (``Field.write``).
+READ_ONLY = None
+CREATE = "create"    # given on create only
+WRITE = "write"      # given on create and changed by PATCH
+
 
 @dataclasses.dataclass(frozen=True)
 class Field:
-    """One attribute of an object."""
+    """One attribute of an object, typed: the API's request and response
+    schemas and the check against the database columns derive from it."""
 
     #: API microversion (minor number of 1.x) that first shows the field;
     #: None for fields never shown by the API.
@@ -29,6 +48,66 @@ class Field:
     default: Any = None
     #: One-line description, used in docs.
     doc: str = ""
+    #: The kind of value (STRING, UUID, TIME, INTEGER, BOOLEAN, OBJECT,
+    #: ARRAY).
+    type: str = STRING
+    #: Whether the stored value may be null (the column is NULL-able).
+    nullable: bool = True
+    #: Limits on a string's length the API enforces (the column's length
+    #: or a tighter one; an unbounded TEXT column may still have one).
+    max_length: int | None = None
+    min_length: int | None = None
+    #: READ_ONLY, CREATE or WRITE.
+    write: str | None = READ_ONLY
+    #: A request body may give null (which stands for the default).
+    #: None: when the value is nullable or has a default.
+    body_null: bool | None = None
+    #: Other JSON types a request body may give for it (the older flags
+    #: take "true"/"false" strings too).
+    body_also: tuple[str, ...] = ()
+    #: Further JSON schema keywords of the value (a pattern, an enum, the
+    #: properties of a sub-document).
+    schema: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def json_type(self) -> str:
+        """The JSON schema type of a (non-null) value."""
+        return _JSON_TYPES[self.type]
+
+    def value_schema(self) -> dict[str, Any]:
+        """The JSON schema of a stored value, as the API shows it (the
+        lengths bound what a client writes, not what is shown)."""
+        out: dict[str, Any] = {"type": self.json_type()}
+        if self.type == TIME:
+            out["format"] = "date-time"
+        if self.nullable:
+            out["type"] = [out["type"], "null"]
+        return {**out, **self.schema}
+
+    def body_schema(self) -> dict[str, Any]:
+        """The JSON schema of the value a request body may give."""
+        types = [self.json_type(), *self.body_also]
+        null = self.body_null
+        if null is None:
+            null = self.nullable or self.default is not None
+        if null:
+            types.append("null")
+        out: dict[str, Any] = {
+            "type": types if len(types) > 1 else types[0]}
+        return {**out, **self.schema, **self._lengths()}
+
+    def _lengths(self) -> dict[str, int]:
+        out = {}
+        if self.min_length is not None:
+            out["minLength"] = self.min_length
+        if self.max_length is not None:
+            out["maxLength"] = self.max_length
+        return out
+
+
+def timestamps(since: int) -> dict[str, Field]:
+    """The ``created_at`` and ``updated_at`` fields every object has."""
+    return {"created_at": Field(since, type=TIME, doc="Creation time."),
+            "updated_at": Field(since, type=TIME, doc="Last update time.")}
 
 
 class IronicObject:

@@ -4,16 +4,26 @@ from __future__ import annotations
 
 from ironic.common import exception, utils
 from ironic.db import api as db_api
-from ironic.objects.base import Field, IronicObject
+from ironic.objects.base import (
+    CREATE,
+    OBJECT,
+    UUID,
+    WRITE,
+    Field,
+    IronicObject,
+    timestamps,
+)
 
 
 class Chassis(IronicObject):
     fields = {
-        "uuid": Field(1, doc="Unique UUID of the chassis."),
-        "description": Field(1, doc="Free-form description."),
-        "extra": Field(1, default={}, doc="Free-form operator data."),
-        "created_at": Field(1, doc="Creation time."),
-        "updated_at": Field(1, doc="Last update time."),
+        "uuid": Field(1, type=UUID, nullable=False, write=CREATE,
+                      body_null=True, doc="Unique UUID of the chassis."),
+        "description": Field(1, max_length=255, write=WRITE,
+                             doc="Free-form description."),
+        "extra": Field(1, type=OBJECT, nullable=False, default={},
+                       write=WRITE, doc="Free-form operator data."),
+        **timestamps(1),
     }
 
     _db_create = "create_chassis"

@@ -6,20 +6,22 @@ import builtins
 
 from ironic.conf import CONF
 from ironic.db import api as db_api
-from ironic.objects.base import Field, IronicObject
+from ironic.objects.base import ARRAY, BOOLEAN, TIME, Field, IronicObject
 
 
 class Conductor(IronicObject):
     fields = {
-        "hostname": Field(49, doc="Host name the conductor registered as."),
-        "conductor_group": Field(49, default="",
+        "hostname": Field(49, nullable=False, max_length=255,
+                          doc="Host name the conductor registered as."),
+        "conductor_group": Field(49, nullable=False, default="",
+                                 max_length=255,
                                  doc="Conductor group it serves."),
-        "drivers": Field(49, default=[],
+        "drivers": Field(49, type=ARRAY, nullable=False, default=[],
                          doc="Hardware types it serves."),
-        "online": Field(None, default=True,
+        "online": Field(None, type=BOOLEAN, nullable=False, default=True,
                         doc="False once it unregistered."),
-        "created_at": Field(49, doc="First registration time."),
-        "updated_at": Field(49, doc="Last heartbeat."),
+        "created_at": Field(49, type=TIME, doc="First registration time."),
+        "updated_at": Field(49, type=TIME, doc="Last heartbeat."),
     }
 
     _db_create = "register_conductor"

@@ -5,29 +5,48 @@ from __future__ import annotations
 
 from ironic.common import exception, utils
 from ironic.db import api as db_api
-from ironic.objects.base import Field, IronicObject
+from ironic.objects.base import (
+    ARRAY,
+    BOOLEAN,
+    CREATE,
+    INTEGER,
+    UUID,
+    WRITE,
+    Field,
+    IronicObject,
+    timestamps,
+)
 
 #: Phases in which rules run; inspection data processing is 'main'.
 PHASES = ("main",)
 
 
 class InspectionRule(IronicObject):
+    # What a condition and an action may say is the rules engine's to
+    # check (ironic.inspection_rules.validation): it knows the plugins.
     fields = {
-        "uuid": Field(96, doc="Unique UUID of the rule."),
-        "description": Field(96, doc="What the rule is for."),
-        "priority": Field(96, default=0,
+        "uuid": Field(96, type=UUID, nullable=False, write=CREATE,
+                      body_null=True, doc="Unique UUID of the rule."),
+        "description": Field(96, max_length=255, write=WRITE,
+                             doc="What the rule is for."),
+        "priority": Field(96, type=INTEGER, nullable=False, default=0,
+                          write=WRITE, body_null=False,
                           doc="Rules with a higher priority run first."),
-        "sensitive": Field(96, default=False,
+        "sensitive": Field(96, type=BOOLEAN, nullable=False, default=False,
+                           write=WRITE,
                            doc="Hide conditions and actions from the API "
                                "and the logs."),
-        "phase": Field(96, default="main",
+        "phase": Field(96, nullable=False, default="main", max_length=16,
+                       write=WRITE,
                        doc="Inspection phase in which the rule runs."),
-        "conditions": Field(96, default=[],
+        "conditions": Field(96, type=ARRAY, nullable=False, default=[],
+                            write=WRITE,
                             doc="Checks that must all hold for the actions "
                                 "to run."),
-        "actions": Field(96, default=[], doc="What to do when they hold."),
-        "created_at": Field(96, doc="Creation time."),
-        "updated_at": Field(96, doc="Last update time."),
+        "actions": Field(96, type=ARRAY, nullable=False, default=[],
+                         write=WRITE, body_null=False,
+                         doc="What to do when they hold."),
+        **timestamps(96),
     }
 
     _db_create = "create_inspection_rule"

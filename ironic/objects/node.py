@@ -4,95 +4,138 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ironic.common import exception, scrub, utils
+from ironic.common import exception, interfaces, scrub, utils
 from ironic.db import api as db_api
-from ironic.db.sqlalchemy.models import INTERFACE_COLUMNS
-from ironic.objects.base import Field, IronicObject
+from ironic.objects.base import (
+    ARRAY,
+    BOOLEAN,
+    CREATE,
+    INTEGER,
+    OBJECT,
+    READ_ONLY,
+    TIME,
+    UUID,
+    WRITE,
+    Field,
+    IronicObject,
+    timestamps,
+)
 
-_INTERFACE_SINCE = {
-    "boot_interface": 31, "console_interface": 31, "deploy_interface": 31,
-    "inspect_interface": 31, "management_interface": 31,
-    "power_interface": 31, "raid_interface": 31, "vendor_interface": 31,
-    "network_interface": 20, "storage_interface": 33, "rescue_interface": 38,
-    "bios_interface": 40, "firmware_interface": 86,
-}
+# The bound of most short strings a client writes (their columns').
+_NAME = 255
+
+
+def _json(since: int, doc: str, write: str | None = None) -> Field:
+    """A JSON document column (never null: empty when unset)."""
+    return Field(since, type=OBJECT, nullable=False, default={},
+                 write=write, doc=doc)
+
+
+def _flag(since: int, doc: str, default: bool = False,
+          write: str | None = WRITE) -> Field:
+    """A true/false column a client sets as a JSON boolean (no null)."""
+    return Field(since, type=BOOLEAN, nullable=False, default=default,
+                 write=write, body_null=False, doc=doc)
 
 
 class Node(IronicObject):
     fields = {
-        "uuid": Field(1, doc="Unique UUID of the node."),
-        "name": Field(5, doc="Unique logical name of the node."),
-        "chassis_id": Field(None, doc="Database id of the chassis."),
-        "instance_uuid": Field(1, doc="UUID of the instance deployed on it."),
-        "instance_name": Field(104, doc="Name of the instance."),
-        "driver": Field(1, doc="Hardware type of the node."),
-        "driver_info": Field(1, default={}, doc="How to reach the BMC."),
-        "driver_internal_info": Field(3, default={},
-                                      doc="The driver's private state."),
-        "instance_info": Field(1, default={}, doc="What to deploy."),
-        "properties": Field(1, default={}, doc="Physical properties."),
-        "extra": Field(1, default={}, doc="Free-form operator data."),
-        "raid_config": Field(12, default={}, doc="Current RAID config."),
-        "target_raid_config": Field(12, default={},
-                                    doc="RAID config to apply."),
-        "network_data": Field(66, default={},
-                              doc="Static network configuration."),
-        "clean_step": Field(7, default={}, doc="Cleaning step running now."),
-        "deploy_step": Field(44, default={}, doc="Deploy step running now."),
-        "service_step": Field(87, default={},
-                              doc="Service step running now."),
-        "power_state": Field(1, doc="Current power state."),
-        "target_power_state": Field(1, doc="Power state being set."),
-        "provision_state": Field(1, doc="Current provision state."),
-        "target_provision_state": Field(1,
+        "uuid": Field(1, type=UUID, nullable=False, write=CREATE,
+                      body_null=True, doc="Unique UUID of the node."),
+        "name": Field(5, max_length=_NAME, write=WRITE,
+                      doc="Unique logical name of the node."),
+        "chassis_id": Field(None, type=INTEGER,
+                            doc="Database id of the chassis."),
+        "instance_uuid": Field(1, type=UUID, write=WRITE,
+                               doc="UUID of the instance deployed on it."),
+        "instance_name": Field(104, max_length=_NAME, write=WRITE,
+                               doc="Name of the instance."),
+        "driver": Field(1, nullable=False, min_length=1, max_length=_NAME,
+                        write=WRITE, doc="Hardware type of the node."),
+        "driver_info": _json(1, "How to reach the BMC.", WRITE),
+        "driver_internal_info": _json(3, "The driver's private state."),
+        "instance_info": _json(1, "What to deploy.", WRITE),
+        "properties": _json(1, "Physical properties.", WRITE),
+        "extra": _json(1, "Free-form operator data.", WRITE),
+        "raid_config": _json(12, "Current RAID config."),
+        "target_raid_config": _json(12, "RAID config to apply.", CREATE),
+        "network_data": _json(66, "Static network configuration.", WRITE),
+        "clean_step": _json(7, "Cleaning step running now."),
+        "deploy_step": _json(44, "Deploy step running now."),
+        "service_step": _json(87, "Service step running now."),
+        "power_state": Field(1, max_length=15, doc="Current power state."),
+        "target_power_state": Field(1, max_length=15,
+                                    doc="Power state being set."),
+        "provision_state": Field(1, max_length=15,
+                                 doc="Current provision state."),
+        "target_provision_state": Field(1, max_length=15,
                                         doc="Provision state aimed for."),
-        "provision_updated_at": Field(1,
+        "provision_updated_at": Field(1, type=TIME,
                                       doc="When provision_state changed."),
         "last_error": Field(1, doc="Last error of an operation."),
-        "console_enabled": Field(1, default=False,
-                                 doc="Whether the console is enabled."),
-        "maintenance": Field(1, default=False,
-                             doc="Whether the node is in maintenance."),
-        "maintenance_reason": Field(1, doc="Why it is in maintenance."),
-        "fault": Field(42, doc="Fault that put it in maintenance."),
-        "reservation": Field(1, doc="Conductor holding the node's lock."),
-        "conductor_affinity": Field(None,
+        "console_enabled": _flag(1, "Whether the console is enabled.",
+                                 write=READ_ONLY),
+        "maintenance": _flag(1, "Whether the node is in maintenance."),
+        "maintenance_reason": Field(1, write=WRITE,
+                                    doc="Why it is in maintenance."),
+        "fault": Field(42, max_length=_NAME,
+                       doc="Fault that put it in maintenance."),
+        "reservation": Field(1, max_length=_NAME,
+                             doc="Conductor holding the node's lock."),
+        "conductor_affinity": Field(None, type=INTEGER,
                                     doc="Conductor that prepared the node."),
-        "conductor_group": Field(46, default="",
-                                 doc="Conductor group serving the node."),
-        "inspection_started_at": Field(6, doc="When inspection started."),
-        "inspection_finished_at": Field(6, doc="When inspection ended."),
-        "resource_class": Field(21, doc="Resource class for scheduling."),
-        "owner": Field(50, doc="Project owning the node."),
-        "lessee": Field(65, doc="Project leasing the node."),
-        "description": Field(51, doc="Free-form description."),
-        "automated_clean": Field(47, doc="Per-node automated clean switch."),
-        "protected": Field(48, default=False,
-                           doc="Whether the instance is protected."),
-        "protected_reason": Field(48, doc="Why it is protected."),
-        "retired": Field(61, default=False, doc="Whether it is retired."),
-        "retired_reason": Field(61, doc="Why it is retired."),
-        "allocation_id": Field(None, doc="Database id of its allocation."),
-        "boot_mode": Field(75, doc="Current boot mode."),
-        "secure_boot": Field(75, doc="Whether secure boot is on."),
-        "shard": Field(82, doc="Shard the node belongs to."),
-        "parent_node": Field(83, doc="UUID of the parent node."),
-        "disable_power_off": Field(95, default=False,
-                                   doc="Never power the node off."),
+        "conductor_group": Field(
+            46, nullable=False, default="", max_length=_NAME, write=WRITE,
+            schema={"pattern": r"^[a-zA-Z0-9_\-\.:]*$"},
+            doc="Conductor group serving the node."),
+        "inspection_started_at": Field(6, type=TIME,
+                                       doc="When inspection started."),
+        "inspection_finished_at": Field(6, type=TIME,
+                                        doc="When inspection ended."),
+        "resource_class": Field(21, max_length=80, write=WRITE,
+                                doc="Resource class for scheduling."),
+        "owner": Field(50, max_length=_NAME, write=WRITE,
+                       doc="Project owning the node."),
+        "lessee": Field(65, max_length=_NAME, write=WRITE,
+                        doc="Project leasing the node."),
+        # The column is TEXT; the API bounds it.
+        "description": Field(51, max_length=4096, write=WRITE,
+                             doc="Free-form description."),
+        "automated_clean": Field(47, type=BOOLEAN, write=WRITE,
+                                 doc="Per-node automated clean switch."),
+        "protected": _flag(48, "Whether the instance is protected."),
+        "protected_reason": Field(48, write=WRITE,
+                                  doc="Why it is protected."),
+        "retired": Field(61, type=BOOLEAN, default=False, write=WRITE,
+                         doc="Whether it is retired."),
+        "retired_reason": Field(61, write=WRITE, doc="Why it is retired."),
+        "allocation_id": Field(None, type=INTEGER,
+                               doc="Database id of its allocation."),
+        "boot_mode": Field(75, max_length=16, doc="Current boot mode."),
+        "secure_boot": Field(75, type=BOOLEAN,
+                             doc="Whether secure boot is on."),
+        "shard": Field(82, max_length=_NAME, write=WRITE,
+                       doc="Shard the node belongs to."),
+        # A client may name the parent by name; it is stored by UUID.
+        "parent_node": Field(83, type=UUID, write=WRITE,
+                             doc="UUID of the parent node."),
+        "disable_power_off": _flag(95, "Never power the node off."),
         # Not in Ironic 39's API (it keeps the flag in the plugin data);
         # the inspection merge spec puts it beside continue_inspection.
-        "auto_discovered": Field(84, default=False,
-                                 doc="Whether auto-discovery enrolled it "
-                                     "(read-only)."),
-        "health": Field(109, doc="Health the BMC reports (OK, Warning, "
-                                 "Critical)."),
-        "created_at": Field(1, doc="Creation time."),
-        "updated_at": Field(1, doc="Last update time."),
-        "traits": Field(37, default=[], doc="Traits of the node."),
+        "auto_discovered": _flag(84, "Whether auto-discovery enrolled it "
+                                     "(read-only).", write=READ_ONLY),
+        "health": Field(109, max_length=_NAME,
+                        doc="Health the BMC reports (OK, Warning, "
+                            "Critical)."),
+        **timestamps(1),
+        # Kept in the node_traits table, not a column of nodes.
+        "traits": Field(37, type=ARRAY, default=[],
+                        doc="Traits of the node."),
     }
-    fields.update({name: Field(_INTERFACE_SINCE[name],
-                               doc=f"{name.replace('_', ' ')} of the node.")
-                   for name in INTERFACE_COLUMNS})
+    fields.update({
+        column: Field(interfaces.NODE_FIELD_SINCE[kind], max_length=_NAME,
+                      write=WRITE, doc=f"{kind} interface of the node.")
+        for kind, column in interfaces.FIELDS.items()})
 
     #: Typed here as save() writes it back.
     last_error: str | None

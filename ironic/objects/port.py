@@ -4,34 +4,77 @@ from __future__ import annotations
 
 from ironic.common import exception, utils
 from ironic.db import api as db_api
-from ironic.objects.base import Field, IronicObject
+from ironic.objects.base import (
+    BOOLEAN,
+    CREATE,
+    INTEGER,
+    OBJECT,
+    UUID,
+    WRITE,
+    Field,
+    IronicObject,
+    timestamps,
+)
+
+_SWITCH_KEY = {"type": "string", "minLength": 1, "maxLength": 255}
+#: The keys of a port's local_link_connection (which API version accepts
+#: each is the API's business).
+LOCAL_LINK_CONNECTION = {
+    "properties": {
+        "switch_id": _SWITCH_KEY, "port_id": _SWITCH_KEY,
+        "switch_info": _SWITCH_KEY, "hostname": _SWITCH_KEY,
+        "network_type": {"enum": ["managed", "unmanaged"]},
+        # OVN VTEP switches
+        "vtep-logical-switch": _SWITCH_KEY,
+        "vtep-physical-switch": _SWITCH_KEY,
+    },
+    "additionalProperties": False,
+}
 
 
 class Port(IronicObject):
     fields = {
-        "uuid": Field(1, doc="Unique UUID of the port."),
-        "address": Field(1, doc="MAC (or InfiniBand GUID) address."),
-        "node_id": Field(None, doc="Database id of the node it belongs to."),
-        "portgroup_id": Field(None, doc="Database id of its port group."),
-        "extra": Field(1, default={}, doc="Free-form operator data."),
-        "internal_info": Field(18, default={},
+        "uuid": Field(1, type=UUID, nullable=False, write=CREATE,
+                      body_null=True, doc="Unique UUID of the port."),
+        # Checked as a MAC or InfiniBand GUID, not by length.
+        "address": Field(1, nullable=False, write=WRITE,
+                         doc="MAC (or InfiniBand GUID) address."),
+        "node_id": Field(None, type=INTEGER, nullable=False,
+                         doc="Database id of the node it belongs to."),
+        "portgroup_id": Field(None, type=INTEGER,
+                              doc="Database id of its port group."),
+        "extra": Field(1, type=OBJECT, nullable=False, default={},
+                       write=WRITE, doc="Free-form operator data."),
+        "internal_info": Field(18, type=OBJECT, nullable=False, default={},
                                doc="Private state kept by the service."),
         "local_link_connection": Field(
-            19, default={}, doc="Switch port the interface is cabled to."),
-        "pxe_enabled": Field(19, default=True,
+            19, type=OBJECT, nullable=False, default={}, write=WRITE,
+            schema=LOCAL_LINK_CONNECTION,
+            doc="Switch port the interface is cabled to."),
+        "pxe_enabled": Field(19, type=BOOLEAN, nullable=False, default=True,
+                             write=WRITE, body_also=("string",),
                              doc="Whether the port may PXE boot the node."),
-        "physical_network": Field(34, doc="Physical network it is on."),
-        "is_smartnic": Field(53, default=False,
+        "physical_network": Field(34, max_length=64, write=WRITE,
+                                  doc="Physical network it is on."),
+        "is_smartnic": Field(53, type=BOOLEAN, nullable=False,
+                             default=False, write=WRITE,
+                             body_also=("string",),
                              doc="Whether this is a Smart NIC port."),
-        "name": Field(88, doc="Unique name of the port."),
-        "description": Field(97, doc="Free-form description."),
-        "vendor": Field(100, doc="Vendor of the network interface."),
-        "category": Field(101, doc="Operator-defined category."),
+        "name": Field(88, min_length=1, max_length=255, write=WRITE,
+                      doc="Unique name of the port."),
+        # The column is TEXT; the API bounds it.
+        "description": Field(97, max_length=4096, write=WRITE,
+                             doc="Free-form description."),
+        "vendor": Field(100, max_length=32, write=WRITE,
+                        doc="Vendor of the network interface."),
+        "category": Field(101, max_length=80, write=WRITE,
+                          doc="Operator-defined category."),
+        # Strictly a JSON boolean (1.111), unlike the older flags.
         "available_for_dynamic_portgroup": Field(
-            111, default=True,
+            111, type=BOOLEAN, nullable=False, default=True, write=WRITE,
+            body_null=False,
             doc="Whether the port may join a dynamic port group."),
-        "created_at": Field(1, doc="Creation time."),
-        "updated_at": Field(1, doc="Last update time."),
+        **timestamps(1),
     }
 
     _db_create = "create_port"

@@ -4,32 +4,50 @@ from __future__ import annotations
 
 from ironic.common import exception, utils
 from ironic.db import api as db_api
-from ironic.objects.base import Field, IronicObject
+from ironic.objects.base import (
+    BOOLEAN,
+    CREATE,
+    INTEGER,
+    OBJECT,
+    UUID,
+    WRITE,
+    Field,
+    IronicObject,
+    timestamps,
+)
 
 
 class Portgroup(IronicObject):
     fields = {
-        "uuid": Field(23, doc="Unique UUID of the port group."),
-        "name": Field(23, doc="Unique logical name of the port group."),
-        "address": Field(23, doc="MAC address of the bond."),
-        "node_id": Field(None, doc="Database id of the node it belongs to."),
-        "extra": Field(23, default={}, doc="Free-form operator data."),
-        "internal_info": Field(23, default={},
+        "uuid": Field(23, type=UUID, nullable=False, write=CREATE,
+                      body_null=True, doc="Unique UUID of the port group."),
+        "name": Field(23, max_length=255, write=WRITE,
+                      doc="Unique logical name of the port group."),
+        "address": Field(23, write=WRITE, doc="MAC address of the bond."),
+        "node_id": Field(None, type=INTEGER, nullable=False,
+                         doc="Database id of the node it belongs to."),
+        "extra": Field(23, type=OBJECT, nullable=False, default={},
+                       write=WRITE, doc="Free-form operator data."),
+        "internal_info": Field(23, type=OBJECT, nullable=False, default={},
                                doc="Private state kept by the service."),
         "standalone_ports_supported": Field(
-            23, default=True,
+            23, type=BOOLEAN, nullable=False, default=True, write=WRITE,
+            body_also=("string",),
             doc="Whether its ports may also be used on their own."),
-        "mode": Field(26, doc="Bonding mode, e.g. active-backup or 802.3ad."),
-        "properties": Field(26, default={},
+        "mode": Field(26, min_length=1, max_length=255, write=WRITE,
+                      doc="Bonding mode, e.g. active-backup or 802.3ad."),
+        "properties": Field(26, type=OBJECT, nullable=False, default={},
+                            write=WRITE,
                             doc="Bonding options (miimon, xmit_hash...)."),
-        "physical_network": Field(102, doc="Physical network it is on."),
-        "category": Field(103, doc="Operator-defined category."),
+        "physical_network": Field(102, max_length=64, write=WRITE,
+                                  doc="Physical network it is on."),
+        "category": Field(103, max_length=80, write=WRITE,
+                          doc="Operator-defined category."),
         "dynamic_portgroup": Field(
-            111, default=False,
+            111, type=BOOLEAN, default=False,
             doc="Whether the service assembles this group itself from the "
                 "ports available to dynamic port groups (read-only)."),
-        "created_at": Field(23, doc="Creation time."),
-        "updated_at": Field(23, doc="Last update time."),
+        **timestamps(23),
     }
 
     _db_create = "create_portgroup"

@@ -20,16 +20,12 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from ironic.conf.default import INTERFACE_TYPES
 from ironic.db.sqlalchemy.types import (
     JSONDict,
     JSONList,
     LongJSONDict,
     LongJSONList,
 )
-
-# The node columns naming each interface, from the one list of types.
-INTERFACE_COLUMNS = tuple(f"{kind}_interface" for kind in INTERFACE_TYPES)
 
 
 def _utcnow() -> datetime.datetime:

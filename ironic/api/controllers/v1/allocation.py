@@ -18,7 +18,7 @@ from typing import Any
 import pecan
 from pecan import rest
 
-from ironic.api import features, method
+from ironic.api import features, method, schemas
 from ironic.api.controllers.v1 import node_lookup, node_sub
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
@@ -27,7 +27,7 @@ from ironic.conductor import rpcapi
 from ironic.objects import allocation as alloc_obj
 from ironic.objects import node as node_obj
 from ironic.objects.allocation import Allocation
-from ironic.objects.base import uuids_for_ids
+from ironic.objects.base import CREATE, Field, uuids_for_ids
 from ironic.objects.node import Node
 
 # API fields and the minor version that shows each.
@@ -41,31 +41,17 @@ _SORT_KEYS = {"id", "uuid", "name", "state", "resource_class", "owner",
               "created_at", "updated_at"}
 _LIST_PARAMS = {"node", "resource_class", "state", "owner", "fields",
                 "limit", "marker", "sort_key", "sort_dir"}
-_NULLABLE_NAME = {"type": ["string", "null"], "minLength": 1,
-                  "maxLength": 255}
-SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "uuid": {"type": ["string", "null"]},
-        "name": _NULLABLE_NAME,
-        "resource_class": {"type": ["string", "null"], "minLength": 1,
-                           "maxLength": 80},
-        "traits": {"type": ["array", "null"], "items": {"type": "string"}},
-        "candidate_nodes": {"type": ["array", "null"],
-                            "items": {"type": "string"}},
-        "extra": {"type": ["object", "null"]},
-        "owner": {"type": ["string", "null"], "maxLength": 255},
-        "node": {"type": ["string", "null"]},
-    },
-    "additionalProperties": False,
+#: The allocation's fields as a client writes them: the object's, and
+#: (from 1.58) the node it records for one deployed without it.
+FIELDS: dict[str, Field] = {
+    **Allocation.fields,
+    "node": Field(None, write=CREATE,
+                  doc="The node to record the allocation for (backfill)."),
 }
-_PATCH_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"name": _NULLABLE_NAME,
-                   "extra": {"type": ["object", "null"]}},
-    "additionalProperties": True,
-}
-
+SCHEMA: dict[str, Any] = schemas.body(FIELDS)
+#: What a patched allocation's editable fields must be (from 1.57).
+_PATCH_SCHEMA: dict[str, Any] = schemas.body(
+    FIELDS, schemas.patchable(FIELDS), closed=False)
 
 def _visible(ver: int) -> list[str]:
     return [f for f, since in _FIELDS.items() if since.available(ver)]

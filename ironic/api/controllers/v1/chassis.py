@@ -7,7 +7,7 @@ from typing import Any
 import pecan
 from pecan import rest
 
-from ironic.api import features, method
+from ironic.api import features, method, schemas
 from ironic.api.controllers.v1 import node_list, resource
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
@@ -19,19 +19,9 @@ SPEC = resource.Spec(
     api_fields={"links": features.ALWAYS, "nodes": features.ALWAYS},
     default_fields=("uuid", "description"))
 
-_PATCHABLE = {"description", "extra"}
-_CREATABLE = _PATCHABLE | {"uuid"}
-
-_CHASSIS_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "uuid": {"type": ["string", "null"]},
-        "description": {"type": ["string", "null"], "maxLength": 255},
-        "extra": {"type": ["object", "null"]},
-    },
-    "additionalProperties": False,
-}
-
+_CREATABLE = schemas.creatable(Chassis.fields)
+_PATCHABLE = schemas.patchable(Chassis.fields)
+_CHASSIS_SCHEMA: dict[str, Any] = schemas.body(Chassis.fields)
 
 def _validate(doc: dict) -> dict:
     api_utils.validate(_CHASSIS_SCHEMA, doc, "chassis")

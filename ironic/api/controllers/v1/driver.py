@@ -17,16 +17,12 @@ from ironic.api import features, method
 from ironic.api.controllers.v1 import node_vendor
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
-from ironic.common import exception, interface_catalog, policy
+from ironic.common import exception, interface_catalog, interfaces, policy
 from ironic.conductor import rpcapi
-from ironic.conf.default import INTERFACE_TYPES
 
 # The feature that shows each interface type in a driver's detail.
-_INTERFACE_SINCE = {kind: features.HARDWARE_TYPES
-                    for kind in INTERFACE_TYPES}
-_INTERFACE_SINCE.update(storage=features.STORAGE_INTERFACE,
-                        rescue=features.RESCUE, bios=features.BIOS,
-                        firmware=features.FIRMWARE)
+_INTERFACE_SINCE = {kind: features.Since(minor) for kind, minor
+                    in interfaces.DRIVER_DETAIL_SINCE.items()}
 _BASE_SINCE = {"name": features.ALWAYS, "hosts": features.ALWAYS,
                "links": features.ALWAYS,
                "properties": features.SUBRESOURCE_LINKS,
@@ -35,7 +31,7 @@ _BASE_SINCE = {"name": features.ALWAYS, "hosts": features.ALWAYS,
 
 def _detail_fields(ver: int) -> list[str]:
     out = []
-    for kind in INTERFACE_TYPES:
+    for kind in interfaces.TYPES:
         if _INTERFACE_SINCE[kind].available(ver):
             out += [f"default_{kind}_interface", f"enabled_{kind}_interfaces"]
     return sorted(out)

@@ -18,15 +18,14 @@ from ironic.api import features, method
 from ironic.api.controllers.v1 import node_indicators, node_sub, resource
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
-from ironic.common import exception, policy, states
+from ironic.common import exception, interfaces, policy, states
 from ironic.conductor import rpcapi
-from ironic.conf.default import INTERFACE_TYPES
 from ironic.objects.node import Node
 
 _STEP = {
     "type": "object",
     "properties": {
-        "interface": {"type": "string", "enum": list(INTERFACE_TYPES)},
+        "interface": {"type": "string", "enum": list(interfaces.TYPES)},
         "step": {"type": "string", "minLength": 1, "maxLength": 255},
         "args": {"type": "object"},
         "priority": {"type": "integer", "minimum": 0},

@@ -20,7 +20,7 @@ from typing import Any
 
 from ironic import driver_registry, hash_ring
 from ironic.api import features
-from ironic.common import exception, interface_catalog
+from ironic.common import exception, interfaces
 
 # The interfaces whose driver_info parsing is run by the API.
 _PARSING_KINDS = ("power", "management")
@@ -29,7 +29,7 @@ _PARSING_KINDS = ("power", "management")
 def check_create(values: dict, given: set[str]) -> None:
     """Fill in default interfaces of a new node and check the given ones."""
     hash_ring.live_catalog().update_node_interfaces(
-        values, explicit=given & set(interface_catalog.COLUMNS))
+        values, explicit=given & set(interfaces.COLUMNS))
     check_driver_info(values)
 
 
@@ -40,7 +40,7 @@ def check_driver_info(values: dict) -> None:
     if not isinstance(info, dict):
         return  # the node schema reports a driver_info of the wrong type
     for kind in _PARSING_KINDS:
-        name = values.get(f"{kind}_interface")
+        name = values.get(interfaces.FIELDS[kind])
         try:
             iface = driver_registry.interface_instance(kind, name) \
                 if name else None
@@ -74,20 +74,20 @@ def check_update(values: dict, changed: set[str], reset: bool,
     ``driver_info`` is parsed when it, the driver or the power or
     management interface changed.
     """
-    touched = changed & set(interface_catalog.COLUMNS)
+    touched = changed & set(interfaces.COLUMNS)
     if reset and "driver" not in changed:
         raise exception.InvalidParameterValue(
             err="The reset_interfaces parameter can only be used when "
                 "changing the node's driver.")
     written: set[str] = set()
     if "driver" in changed or touched:
-        before = {f: values.get(f) for f in interface_catalog.COLUMNS}
+        before = {f: values.get(f) for f in interfaces.COLUMNS}
         hash_ring.live_catalog().update_node_interfaces(
             values, explicit=touched, reset=reset,
             node_info=f"node {node_uuid}")
-        written = touched | {f for f in interface_catalog.COLUMNS
+        written = touched | {f for f in interfaces.COLUMNS
                              if values.get(f) != before[f]}
-    parsers = {f"{kind}_interface" for kind in _PARSING_KINDS}
+    parsers = {interfaces.FIELDS[kind] for kind in _PARSING_KINDS}
     if changed & ({"driver", "driver_info"} | parsers) or written & parsers:
         check_driver_info(values)
     return written

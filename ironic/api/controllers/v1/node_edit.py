@@ -8,7 +8,7 @@ import copy
 import re
 from typing import Any
 
-from ironic.api import features
+from ironic.api import features, schemas
 from ironic.api.controllers.v1 import node_driver
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.controllers.v1.node_fields import (
@@ -19,61 +19,23 @@ from ironic.api.controllers.v1.node_fields import (
 )
 from ironic.api.controllers.v1.node_lookup import node_uuid_of
 from ironic.api.controllers.v1.node_view import show_node
-from ironic.common import exception, interface_catalog, utils
+from ironic.common import exception, utils
+from ironic.objects.base import Field
 from ironic.objects.chassis import Chassis
 from ironic.objects.node import Node
 
-# What a client may send on create, beyond the version-gated fields.
-_CREATABLE = {
-    "uuid", "name", "driver", "driver_info", "properties", "extra",
-    "instance_info", "instance_uuid", "chassis_uuid", "resource_class",
-    "conductor_group", "owner", "lessee", "description", "network_data",
-    "automated_clean", "protected", "protected_reason", "retired",
-    "retired_reason", "shard", "parent_node", "disable_power_off",
-    "instance_name", "target_raid_config", "maintenance",
-    "maintenance_reason",
-} | set(interface_catalog.COLUMNS)
-_PATCHABLE = _CREATABLE - {"uuid", "target_raid_config"}
+#: The node's fields as a client writes them: the object's, with its
+#: chassis by UUID.
+FIELDS: dict[str, Field] = {
+    **Node.fields,
+    "chassis_uuid": schemas.reference("The chassis it is in."),
+}
+_CREATABLE = schemas.creatable(FIELDS)
+_PATCHABLE = schemas.patchable(FIELDS)
 _REQUIRED = ("driver",)
 
-_NULLABLE_STRING = {"type": ["string", "null"], "maxLength": 255}
 #: The body of ``POST /v1/nodes`` (and a node as a patch leaves it).
-NODE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "uuid": {"type": ["string", "null"]},
-        "name": {"type": ["string", "null"], "maxLength": 255},
-        "driver": {"type": "string", "minLength": 1, "maxLength": 255},
-        "driver_info": {"type": ["object", "null"]},
-        "properties": {"type": ["object", "null"]},
-        "extra": {"type": ["object", "null"]},
-        "instance_info": {"type": ["object", "null"]},
-        "network_data": {"type": ["object", "null"]},
-        "target_raid_config": {"type": ["object", "null"]},
-        "instance_uuid": {"type": ["string", "null"]},
-        "chassis_uuid": {"type": ["string", "null"]},
-        "resource_class": {"type": ["string", "null"], "maxLength": 80},
-        "conductor_group": {"type": ["string", "null"], "maxLength": 255,
-                            "pattern": r"^[a-zA-Z0-9_\-\.:]*$"},
-        "owner": _NULLABLE_STRING,
-        "lessee": _NULLABLE_STRING,
-        "description": {"type": ["string", "null"], "maxLength": 4096},
-        "automated_clean": {"type": ["boolean", "null"]},
-        "protected": {"type": "boolean"},
-        "protected_reason": {"type": ["string", "null"]},
-        "retired": {"type": ["boolean", "null"]},
-        "retired_reason": {"type": ["string", "null"]},
-        "maintenance": {"type": "boolean"},
-        "maintenance_reason": {"type": ["string", "null"]},
-        "shard": _NULLABLE_STRING,
-        "parent_node": {"type": ["string", "null"]},
-        "disable_power_off": {"type": "boolean"},
-        "instance_name": _NULLABLE_STRING,
-        **{name: _NULLABLE_STRING for name in interface_catalog.COLUMNS},
-    },
-    "required": ["driver"],
-    "additionalProperties": False,
-}
+NODE_SCHEMA: dict[str, Any] = schemas.body(FIELDS, required=_REQUIRED)
 
 _HOSTNAME_LABEL = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ironic.api import method
-from ironic.common import exception, interface_catalog, policy, states
+from ironic.common import exception, interfaces, policy, states
 
 #: Per-field rules and what a caller without them sees instead.
 _REDACTED: dict[str, Any] = {
@@ -85,7 +85,7 @@ def _rule_for_path(path: str, op: dict) -> str | None:
         if path.startswith("/" + field):
             return _RULE_OF.get(field, f"baremetal:node:update:{field}")
     root = path.lstrip("/").split("/", 1)[0]
-    if root in interface_catalog.COLUMNS:
+    if root in interfaces.COLUMNS:
         return "baremetal:node:update:driver_interfaces"
     if root == "automated_clean" and op.get("value") is False:
         return "baremetal:node:disable_cleaning"

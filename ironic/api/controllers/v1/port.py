@@ -12,11 +12,12 @@ from typing import Any
 import pecan
 from pecan import rest
 
-from ironic.api import features, method
+from ironic.api import features, method, schemas
 from ironic.api.controllers.v1 import node_policy, resource
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import exception, utils
+from ironic.objects.base import Field
 from ironic.objects.port import Port
 from ironic.objects.portgroup import Portgroup
 
@@ -28,41 +29,22 @@ SPEC = resource.Spec(
     default_fields=("uuid", "address"),
     sources={"node_uuid": "node_id", "portgroup_uuid": "portgroup_id"})
 
-_PATCHABLE = {
-    "address", "node_uuid", "portgroup_uuid", "extra",
-    "local_link_connection", "pxe_enabled", "physical_network",
-    "is_smartnic", "name", "description", "vendor", "category",
-    "available_for_dynamic_portgroup",
+#: The port's fields as a client writes them: the object's, with its node
+#: and port group by UUID (and, from 1.94, its node by name).
+FIELDS: dict[str, Field] = {
+    **Port.fields,
+    "node_uuid": schemas.reference("The node it belongs to.",
+                                   nullable=False),
+    "node_name": Field(None, nullable=False,
+                       doc="The node it belongs to, by name (create)."),
+    "portgroup_uuid": schemas.reference("The port group it is a member of."),
 }
-_CREATABLE = _PATCHABLE | {"uuid"}
+_CREATABLE = schemas.creatable(FIELDS)
+_PATCHABLE = schemas.patchable(FIELDS)
 _FILTERS = ("node", "node_uuid", "address", "portgroup", "shard",
             "conductor_groups")
-_NULLABLE_TEXT = {"type": ["string", "null"]}
-
-_PORT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "uuid": {"type": ["string", "null"]},
-        "address": {"type": "string"},
-        "node_uuid": {"type": "string"},
-        "node_name": {"type": "string"},
-        "portgroup_uuid": {"type": ["string", "null"]},
-        "extra": {"type": ["object", "null"]},
-        "local_link_connection": {"type": ["object", "null"]},
-        "pxe_enabled": {"type": ["boolean", "string", "null"]},
-        "is_smartnic": {"type": ["boolean", "string", "null"]},
-        "physical_network": {"type": ["string", "null"], "maxLength": 64},
-        "name": {"type": ["string", "null"], "minLength": 1,
-                 "maxLength": 255},
-        "description": {"type": ["string", "null"], "maxLength": 4096},
-        "vendor": {"type": ["string", "null"], "maxLength": 32},
-        "category": {"type": ["string", "null"], "maxLength": 80},
-        # Strictly a JSON boolean (1.111), unlike the older flags.
-        "available_for_dynamic_portgroup": {"type": "boolean"},
-    },
-    "required": ["address"],
-    "additionalProperties": False,
-}
+_PORT_SCHEMA: dict[str, Any] = schemas.body(
+    FIELDS, _CREATABLE | {"node_name"}, required=["address"])
 
 # Keys of local_link_connection -> the feature that accepts each.
 _LLC_KEYS = {
@@ -75,15 +57,8 @@ _LLC_KEYS = {
     "vtep-logical-switch": features.LLC_VTEP,
     "vtep-physical-switch": features.LLC_VTEP,
 }
-_LLC_SCHEMA = {
-    "type": "object",
-    "properties": {
-        **{k: {"type": "string", "minLength": 1, "maxLength": 255}
-           for k in _LLC_KEYS},
-        "network_type": {"enum": ["managed", "unmanaged"]},
-    },
-    "additionalProperties": False,
-}
+_LLC_SCHEMA = {"type": "object",
+               **Port.fields["local_link_connection"].schema}
 # A switch is named by its MAC or by an OpenFlow datapath id (64 bits).
 _DATAPATH_ID_RE = r"^(0x)?([0-9a-fA-F]{2}:?){7}[0-9a-fA-F]{2}$"
 

@@ -11,13 +11,14 @@ from typing import Any
 import pecan
 from pecan import rest
 
-from ironic.api import features, method
+from ironic.api import features, method, schemas
 from ironic.api.controllers.v1 import port as port_api
 from ironic.api.controllers.v1 import resource
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import exception, utils
 from ironic.conf import CONF
+from ironic.objects.base import Field
 from ironic.objects.port import Port
 from ironic.objects.portgroup import Portgroup
 
@@ -29,32 +30,19 @@ SPEC = resource.Spec(
     default_fields=("uuid", "address", "name"),
     sources={"node_uuid": "node_id"})
 
-_PATCHABLE = {"name", "address", "node_uuid", "extra",
-              "standalone_ports_supported", "mode", "properties",
-              "physical_network", "category"}
-_CREATABLE = _PATCHABLE | {"uuid"}
+#: The port group's fields as a client writes them: the object's, with
+#: its node by UUID.
+FIELDS: dict[str, Field] = {
+    **Portgroup.fields,
+    "node_uuid": schemas.reference("The node it belongs to.",
+                                   nullable=False),
+}
+_CREATABLE = schemas.creatable(FIELDS)
+_PATCHABLE = schemas.patchable(FIELDS)
 _FILTERS = ("node", "address", "shard", "conductor_groups")
 
-_PORTGROUP_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "uuid": {"type": ["string", "null"]},
-        "name": {"type": ["string", "null"], "maxLength": 255},
-        "address": {"type": ["string", "null"]},
-        "node_uuid": {"type": "string"},
-        "extra": {"type": ["object", "null"]},
-        "standalone_ports_supported": {"type": ["boolean", "string",
-                                                "null"]},
-        "mode": {"type": ["string", "null"], "minLength": 1,
-                 "maxLength": 255},
-        "properties": {"type": ["object", "null"]},
-        "physical_network": {"type": ["string", "null"], "maxLength": 64},
-        "category": {"type": ["string", "null"], "maxLength": 80},
-    },
-    "required": ["node_uuid"],
-    "additionalProperties": False,
-}
-
+_PORTGROUP_SCHEMA: dict[str, Any] = schemas.body(
+    FIELDS, required=["node_uuid"])
 
 def _validate(doc: dict) -> dict:
     """Check a whole port group document and turn it into column values."""
