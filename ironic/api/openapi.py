@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterator
 
 from pecan import rest
 
-from ironic.api import features, method
+from ironic.api import features, method, openapi_resources
 from ironic.api.controllers.v1 import (
     allocation,
     chassis,
@@ -59,6 +59,7 @@ from ironic.api.controllers.v1 import (
 from ironic.api.method import api_method, expose
 from ironic.api.middleware import auth
 from ironic.common import raid
+from ironic.inspection_rules import validation
 
 #: Handlers of a RestController and the HTTP method each answers.
 _REST_HANDLERS = (("get_all", "get"), ("get", "get"), ("get_one", "get"),
@@ -114,6 +115,7 @@ _BODIES: dict[Callable, dict] = {
     deploy_template.DeployTemplatesController.post: deploy_template.SCHEMA,
     runbook.RunbooksController.post: runbook.SCHEMA,
     event.EventsController.post: event.SCHEMA,
+    inspection_rule.InspectionRulesController.post: validation.SCHEMA,
     node_actions.StatesController.provision:
         node_actions._PROVISION_SCHEMA,
     node_actions.StatesController.power: node_actions._POWER_SCHEMA,
@@ -345,12 +347,12 @@ def _operation(r: Route, ver: int) -> dict:
         "summary": _summary(r),
         "tags": [r.path.split("/")[2] if r.path.count("/") > 1 else "v1"],
         "parameters": _parameters(r, ver),
-        "responses": _responses(r),
+        "responses": _responses(r, ver),
         "x-openstack-microversions": {
             "min": f"1.{r.since}",
             **({"max": f"1.{r.until}"} if r.until is not None else {})},
     }
-    body = _request_body(r)
+    body = _request_body(r, ver)
     if body:
         op["requestBody"] = body
     concrete = re.sub(r"\{[^}]+\}", "x", r.path)
@@ -378,7 +380,7 @@ def _parameters(r: Route, ver: int) -> list[dict]:
     return out
 
 
-def _request_body(r: Route) -> dict | None:
+def _request_body(r: Route, ver: int) -> dict | None:
     if r.http_method in ("get", "delete"):
         return None
     if r.http_method == "patch" and _positional(r.handler) and \
@@ -386,18 +388,24 @@ def _request_body(r: Route) -> dict | None:
         return {"required": True, "content": {
             "application/json": {"schema": _JSON_PATCH}}}
     known = _BODIES.get(r.handler)
+    if known is None and r.http_method == "post" and \
+            issubclass(r.controller, volume._VolumeCollection):
+        known = r.controller.kind.schema
+    if known is not None:
+        known = openapi_resources.request(r.controller, known, ver)
     return {"required": known is not None, "content": {
         "application/json": {"schema": known or {"type": "object"}}}}
 
 
-def _responses(r: Route) -> dict:
+def _responses(r: Route, ver: int) -> dict:
     status = r.handler.api_status
     if status in (202, 204):
         success: dict = {"description": "Accepted" if status == 202
                          else "No content"}
     else:
+        schema = openapi_resources.response(r.controller, r.handler, ver)
         success = {"description": "Success", "content": {
-            "application/json": {"schema": {}}}}
+            "application/json": {"schema": schema}}}
     return {str(status): success,
             "4XX": {"$ref": "#/components/responses/Error"},
             "5XX": {"$ref": "#/components/responses/Error"}}

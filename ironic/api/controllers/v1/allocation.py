@@ -45,7 +45,7 @@ _LIST_PARAMS = {"node", "resource_class", "state", "owner", "fields",
 #: (from 1.58) the node it records for one deployed without it.
 FIELDS: dict[str, Field] = {
     **Allocation.fields,
-    "node": Field(None, write=CREATE,
+    "node": Field(58, write=CREATE,
                   doc="The node to record the allocation for (backfill)."),
 }
 SCHEMA: dict[str, Any] = schemas.body(FIELDS)

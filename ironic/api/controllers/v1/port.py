@@ -35,7 +35,7 @@ FIELDS: dict[str, Field] = {
     **Port.fields,
     "node_uuid": schemas.reference("The node it belongs to.",
                                    nullable=False),
-    "node_name": Field(None, nullable=False,
+    "node_name": Field(94, nullable=False,
                        doc="The node it belongs to, by name (create)."),
     "portgroup_uuid": schemas.reference("The port group it is a member of."),
 }

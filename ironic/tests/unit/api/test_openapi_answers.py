@@ -1,0 +1,147 @@
+"""The answers of the API match the item and collection documents of
+``/v1/openapi.json`` at the version asked for, and the request bodies the
+document gives are the ones the handlers check (fields appear with their
+version)."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+
+from ironic.api import openapi
+from ironic.api.controllers.v1 import index, versions
+from ironic.common import rpc
+
+NEWEST = versions.MAX_VERSION
+# Allocations, and the newest fields of every resource.
+VERSIONS = (52, 96, NEWEST)
+
+
+def _doc(ver: int) -> dict:
+    return json.loads(openapi.encoded(index.V1Controller, ver))
+
+
+def _created(resp) -> str:
+    assert resp.status_int == 201, resp.body
+    return resp.json["uuid"]
+
+
+@pytest.fixture
+def made(api_newest) -> dict[str, str]:
+    api = api_newest
+    ids = {"chassis": _created(api.post("/v1/chassis", {
+        "description": "rack 1"}))}
+    ids["node"] = _created(api.post("/v1/nodes", {
+        "driver": "fake-hardware", "name": "typed",
+        "chassis_uuid": ids["chassis"], "properties": {"cpus": 2}}))
+    ids["portgroup"] = _created(api.post("/v1/portgroups", {
+        "node_uuid": ids["node"], "address": "52:54:00:00:00:01"}))
+    ids["port"] = _created(api.post("/v1/ports", {
+        "node_uuid": ids["node"], "address": "52:54:00:00:00:02",
+        "portgroup_uuid": ids["portgroup"], "local_link_connection": {
+            "switch_id": "52:54:00:00:00:ff", "port_id": "Eth1"}}))
+    ids["allocation"] = _created(api.post("/v1/allocations", {
+        "resource_class": "typed", "traits": ["CUSTOM_A"]}))
+    for host in rpc.local_hosts():
+        assert rpc._LOCAL[host].pool.wait_idle(10)
+    ids["inspection_rule"] = _created(api.post("/v1/inspection_rules", {
+        "sensitive": True, "actions": [
+            {"op": "set-attribute", "args": ["/extra/x", "y"]}]}))
+    return ids
+
+
+def _paths(ids: dict[str, str]) -> list[tuple[str, str]]:
+    """(document path, concrete path) of the typed GETs."""
+    out = []
+    for kind in ("nodes", "ports", "portgroups", "chassis", "allocations",
+                 "inspection_rules"):
+        ident = ids[kind.rstrip("s") if kind != "chassis" else "chassis"]
+        param = {"nodes": "node_ident", "ports": "port_ident",
+                 "portgroups": "portgroup_ident", "chassis": "chassis_ident",
+                 "allocations": "allocation_ident",
+                 "inspection_rules": "inspection_rule_ident"}[kind]
+        out += [(f"/v1/{kind}", f"/v1/{kind}"),
+                (f"/v1/{kind}/{{{param}}}", f"/v1/{kind}/{ident}")]
+        if kind not in ("allocations",):
+            out.append((f"/v1/{kind}/detail", f"/v1/{kind}/detail"))
+    out += [("/v1/nodes/{node_ident}/ports",
+             f"/v1/nodes/{ids['node']}/ports/detail"),
+            ("/v1/nodes/{node_ident}/allocation",
+             f"/v1/nodes/{ids['node']}/allocation"),
+            ("/v1/conductors", "/v1/conductors?detail=True")]
+    return out
+
+
+def _schema(doc: dict, path: str, verb: str, status: str) -> dict:
+    op = doc["paths"][path][verb]
+    return op["responses"][status]["content"]["application/json"]["schema"]
+
+
+def _check(schema: dict, answer: dict) -> None:
+    jsonschema.Draft202012Validator(
+        schema, format_checker=jsonschema.FormatChecker()).validate(answer)
+
+
+@pytest.mark.parametrize("ver", VERSIONS)
+def test_answers_match_the_document(api_newest, made, ver):
+    doc = _doc(ver)
+    for path, concrete in _paths(made):
+        if path not in doc["paths"]:
+            continue
+        resp = api_newest.get(concrete, version=f"1.{ver}")
+        if resp.status_int == 404 and "allocation" in concrete:
+            continue  # the allocation found no node
+        assert resp.status_int == 200, (concrete, resp.body)
+        schema = _schema(doc, path, "get", "200")
+        assert schema.get("properties"), path
+        _check(schema, resp.json)
+
+
+def test_items_and_lists_show_typed_fields_from_their_version():
+    item = _schema(_doc(NEWEST), "/v1/ports/{port_ident}", "get", "200")
+    assert item["properties"]["pxe_enabled"] == {"type": "boolean"}
+    assert item["properties"]["portgroup_uuid"]["type"] == \
+        ["string", "null"]
+    assert item["properties"]["created_at"]["format"] == "date-time"
+    listing = _schema(_doc(NEWEST), "/v1/ports", "get", "200")
+    assert listing["properties"]["ports"]["items"] == item
+    old = _schema(_doc(30), "/v1/ports/{port_ident}", "get", "200")
+    assert "name" not in old["properties"]          # 1.88
+    assert "physical_network" not in old["properties"]  # 1.34
+    node = _schema(_doc(NEWEST), "/v1/nodes/{node_ident}", "get", "200")
+    assert node["properties"]["boot_interface"]["type"] == \
+        ["string", "null"]
+    assert "boot_interface" not in _schema(
+        _doc(30), "/v1/nodes/{node_ident}", "get", "200")["properties"]
+
+
+def _body(ver: int, path: str) -> dict:
+    op = _doc(ver)["paths"][path]["post"]
+    return op["requestBody"]["content"]["application/json"]["schema"]
+
+
+def test_create_bodies_take_fields_from_their_version():
+    assert "node_name" not in _body(93, "/v1/ports")["properties"]
+    assert "node_name" in _body(94, "/v1/ports")["properties"]
+    assert "owner" not in _body(59, "/v1/allocations")["properties"]
+    assert "owner" in _body(60, "/v1/allocations")["properties"]
+    node = _body(NEWEST, "/v1/nodes")
+    assert node["required"] == ["driver"]
+    assert node["properties"]["conductor_group"]["pattern"]
+    assert "network_data" not in _body(65, "/v1/nodes")["properties"]
+    llc = _body(NEWEST, "/v1/ports")["properties"]["local_link_connection"]
+    assert llc["additionalProperties"] is False
+
+
+@pytest.mark.parametrize("path", ["/v1/nodes", "/v1/ports", "/v1/portgroups",
+                                  "/v1/chassis", "/v1/allocations",
+                                  "/v1/inspection_rules",
+                                  "/v1/volume/connectors",
+                                  "/v1/volume/targets"])
+def test_creates_have_a_body_schema_and_an_item_answer(path):
+    doc = _doc(NEWEST)
+    assert _body(NEWEST, path)["properties"]
+    if not path.startswith("/v1/volume"):
+        assert _schema(doc, path, "post", "201")["properties"]
