@@ -18,14 +18,18 @@ from ironic.api.controllers.v1 import (
     allocation,
     chassis,
     conductor,
+    deploy_template,
     inspection_rule,
     node,
     node_edit,
     node_fields,
     port,
     portgroup,
+    runbook,
+    volume,
 )
-from ironic.objects.base import BOOLEAN, Field
+from ironic.objects import records
+from ironic.objects.base import ARRAY, BOOLEAN, Field
 from ironic.objects.chassis import Chassis
 from ironic.objects.conductor import Conductor
 from ironic.objects.inspection_rule import InspectionRule
@@ -111,6 +115,26 @@ _INSPECTION_RULES = Resource(
         for name in ("conditions", "actions")}},
     inspection_rule.SPEC.feature, inspection_rule.SPEC.visible)
 
+_DEPLOY_TEMPLATES = Resource(
+    "deploy_templates", {**records.DEPLOY_TEMPLATE_FIELDS, **_LINKS},
+    lambda name: features.DEPLOY_TEMPLATES,
+    lambda ver: deploy_template._FIELDS)
+
+_RUNBOOKS = Resource(
+    "runbooks",
+    {**records.RUNBOOK_FIELDS, **_LINKS,
+     "traits": Field(None, type=ARRAY, nullable=False,
+                     schema={"items": {"type": "string"}},
+                     doc="Traits of the nodes that may run it.")},
+    runbook._FIELDS.get, runbook._visible)
+
+
+def _volume(kind: volume._Kind) -> Resource:
+    fields = {**kind.typed, **_LINKS}
+    return Resource(kind.key, fields, lambda name: features.VOLUME,
+                    lambda ver: kind.fields)
+
+
 #: The resource each controller serves (a subclass: the same).
 RESOURCES: dict[type, Resource] = {
     node.NodesController: _NODES,
@@ -121,6 +145,10 @@ RESOURCES: dict[type, Resource] = {
     allocation.AllocationsController: _ALLOCATIONS,
     conductor.ConductorsController: _CONDUCTORS,
     inspection_rule.InspectionRulesController: _INSPECTION_RULES,
+    deploy_template.DeployTemplatesController: _DEPLOY_TEMPLATES,
+    runbook.RunbooksController: _RUNBOOKS,
+    volume.ConnectorsController: _volume(volume.CONNECTORS),
+    volume.TargetsController: _volume(volume.TARGETS),
 }
 
 #: Handlers answering a list document, and one item.

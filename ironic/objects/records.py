@@ -10,8 +10,20 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from ironic.common import interfaces
 from ironic.db import api as db_api
 from ironic.db.sqlalchemy import tables
+from ironic.objects.base import (
+    ARRAY,
+    BOOLEAN,
+    CREATE,
+    INTEGER,
+    OBJECT,
+    UUID,
+    WRITE,
+    Field,
+    timestamps,
+)
 
 
 class Records:
@@ -43,6 +55,68 @@ class Records:
     def destroy(self, record_id: int) -> None:
         self._call("destroy_%s", record_id)
 
+
+def _uuid(since: int) -> Field:
+    return Field(since, type=UUID, nullable=False, write=CREATE,
+                 body_null=True, doc="Unique UUID.")
+
+
+def _extra(since: int) -> Field:
+    return Field(since, type=OBJECT, nullable=False, default={}, write=WRITE,
+                 body_null=False, doc="Free-form operator data.")
+
+
+def _steps(since: int, order_key: str, doc: str) -> Field:
+    """A list of steps, each naming an interface, a step, its arguments
+    and (``order_key``) where it runs."""
+    step = {
+        "type": "object",
+        "properties": {
+            "interface": {"type": "string",
+                          "enum": list(interfaces.STEP_TYPES)},
+            "step": {"type": "string", "minLength": 1, "maxLength": 255},
+            "args": {"type": "object"},
+            order_key: {"type": "integer", "minimum": 0},
+        },
+        "required": ["interface", "step", "args", order_key],
+        "additionalProperties": False,
+    }
+    return Field(since, type=ARRAY, nullable=False, default=[], write=WRITE,
+                 body_null=False, schema={"minItems": 1, "items": step},
+                 doc=doc)
+
+
+def _name(since: int, doc: str) -> Field:
+    return Field(since, nullable=False, min_length=1, max_length=255,
+                 write=WRITE, doc=doc)
+
+
+DEPLOY_TEMPLATE_FIELDS: dict[str, Field] = {
+    "uuid": _uuid(55),
+    "name": _name(55, "Unique name: the trait that selects it."),
+    "steps": _steps(55, "priority", "Deploy steps it adds."),
+    "extra": _extra(55),
+    **timestamps(55),
+}
+
+RUNBOOK_FIELDS: dict[str, Field] = {
+    "uuid": _uuid(92),
+    "name": _name(92, "Unique name."),
+    "steps": _steps(92, "order", "Steps it runs, in order."),
+    "disable_ramdisk": Field(92, type=BOOLEAN, nullable=False, default=False,
+                             write=WRITE, body_null=False,
+                             doc="Run without booting the agent."),
+    "public": Field(92, type=BOOLEAN, nullable=False, default=False,
+                    write=WRITE, body_null=False,
+                    doc="Whether every project may use it."),
+    "owner": Field(92, max_length=255, write=WRITE,
+                   doc="Project owning it."),
+    # The column is TEXT; the API bounds it.
+    "description": Field(112, max_length=4096, write=WRITE,
+                         doc="Free-form description."),
+    "extra": _extra(92),
+    **timestamps(92),
+}
 
 DEPLOY_TEMPLATES = Records("deploy_template", "DeployTemplate")
 RUNBOOKS = Records("runbook", "Runbook")
@@ -92,6 +166,46 @@ class VolumeRecords:
     def destroy(self, record_id: int) -> None:
         db_api.get_instance().destroy_volume(self.kind, record_id)
 
+
+#: What a volume connector's ``type`` may be.
+CONNECTOR_TYPES = ("iqn", "ip", "mac", "wwnn", "wwpn", "port", "portgroup")
+
+VOLUME_CONNECTOR_FIELDS: dict[str, Field] = {
+    "uuid": _uuid(32),
+    "node_id": Field(None, type=INTEGER, nullable=False,
+                     doc="Database id of its node."),
+    "type": Field(32, nullable=False, max_length=32, write=WRITE,
+                  schema={"enum": list(CONNECTOR_TYPES)},
+                  doc="Kind of connector (iqn, wwpn, ...)."),
+    "connector_id": _name(32, "The connector's identifier of that kind."),
+    "extra": _extra(32),
+    **timestamps(32),
+}
+
+VOLUME_TARGET_FIELDS: dict[str, Field] = {
+    "uuid": _uuid(32),
+    "node_id": Field(None, type=INTEGER, nullable=False,
+                     doc="Database id of its node."),
+    "volume_type": Field(32, nullable=False, min_length=1, max_length=64,
+                         write=WRITE, doc="Kind of volume (iscsi, ...)."),
+    "properties": Field(32, type=OBJECT, nullable=False, default={},
+                        write=WRITE, body_null=False,
+                        doc="How to reach the volume."),
+    "boot_index": Field(32, type=INTEGER, nullable=False, write=WRITE,
+                        schema={"minimum": 0},
+                        doc="Place in the node's boot order."),
+    "volume_id": Field(32, nullable=False, min_length=1, max_length=36,
+                       write=WRITE, doc="The volume's identifier."),
+    "extra": _extra(32),
+    **timestamps(32),
+}
+
+#: The typed fields of the resources kept as plain rows, by model name.
+FIELDS_BY_TABLE: dict[str, dict[str, Field]] = {
+    "DeployTemplate": DEPLOY_TEMPLATE_FIELDS, "Runbook": RUNBOOK_FIELDS,
+    "VolumeConnector": VOLUME_CONNECTOR_FIELDS,
+    "VolumeTarget": VOLUME_TARGET_FIELDS,
+}
 
 VOLUME_CONNECTORS = VolumeRecords("volume_connector", "VolumeConnector")
 VOLUME_TARGETS = VolumeRecords("volume_target", "VolumeTarget")

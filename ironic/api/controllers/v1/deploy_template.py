@@ -12,42 +12,20 @@ from typing import Any
 import pecan
 from pecan import rest
 
-from ironic.api import features, method
+from ironic.api import features, method, schemas
 from ironic.api.controllers.v1 import node_sub
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import exception, policy, utils
+from ironic.objects import records
 from ironic.objects.records import DEPLOY_TEMPLATES
 
-STEP_INTERFACES = ("bios", "deploy", "firmware", "management", "network",
-                   "power", "raid", "storage")
 _FIELDS = ("uuid", "name", "steps", "extra", "created_at", "updated_at",
            "links")
 _DEFAULT_FIELDS = ("uuid", "name", "links")
 _SORT_KEYS = {"id", "uuid", "name", "created_at", "updated_at"}
-_STEP = {
-    "type": "object",
-    "properties": {
-        "interface": {"type": "string", "enum": list(STEP_INTERFACES)},
-        "step": {"type": "string", "minLength": 1, "maxLength": 255},
-        "args": {"type": "object"},
-        "priority": {"type": "integer", "minimum": 0},
-    },
-    "required": ["interface", "step", "args", "priority"],
-    "additionalProperties": False,
-}
-SCHEMA = {
-    "type": "object",
-    "properties": {
-        "uuid": {"type": ["string", "null"]},
-        "name": {"type": "string", "minLength": 1, "maxLength": 255},
-        "steps": {"type": "array", "minItems": 1, "items": _STEP},
-        "extra": {"type": "object"},
-    },
-    "required": ["name", "steps"],
-    "additionalProperties": False,
-}
-
+SCHEMA = schemas.body(records.DEPLOY_TEMPLATE_FIELDS,
+                      required=["name", "steps"])
 
 def _validate(doc: dict) -> dict:
     api_utils.validate(SCHEMA, doc, "deploy template")

@@ -14,8 +14,8 @@ from typing import Any
 import pecan
 from pecan import rest
 
-from ironic.api import features, method
-from ironic.api.controllers.v1 import deploy_template, node_sub
+from ironic.api import features, method, schemas
+from ironic.api.controllers.v1 import node_sub
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import exception, policy, utils
@@ -31,33 +31,7 @@ _FIELDS = {"uuid": features.RUNBOOKS, "name": features.RUNBOOKS,
            "links": features.RUNBOOKS}
 _DEFAULT_FIELDS = ("uuid", "name", "links")
 _SORT_KEYS = {"id", "uuid", "name", "owner", "created_at", "updated_at"}
-_STEP = {
-    "type": "object",
-    "properties": {
-        "interface": {"type": "string",
-                      "enum": list(deploy_template.STEP_INTERFACES)},
-        "step": {"type": "string", "minLength": 1, "maxLength": 255},
-        "args": {"type": "object"},
-        "order": {"type": "integer", "minimum": 0},
-    },
-    "required": ["interface", "step", "args", "order"],
-    "additionalProperties": False,
-}
-SCHEMA = {
-    "type": "object",
-    "properties": {
-        "uuid": {"type": ["string", "null"]},
-        "name": {"type": "string", "minLength": 1, "maxLength": 255},
-        "steps": {"type": "array", "minItems": 1, "items": _STEP},
-        "disable_ramdisk": {"type": "boolean"},
-        "public": {"type": "boolean"},
-        "owner": {"type": ["string", "null"], "maxLength": 255},
-        "extra": {"type": "object"},
-        "description": {"type": ["string", "null"], "maxLength": 4096},
-    },
-    "required": ["name", "steps"],
-    "additionalProperties": False,
-}
+SCHEMA = schemas.body(records.RUNBOOK_FIELDS, required=["name", "steps"])
 _EDITABLE = ("name", "steps", "disable_ramdisk", "public", "owner",
              "extra", "description")
 

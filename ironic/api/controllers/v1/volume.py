@@ -15,33 +15,30 @@ from typing import Any
 import pecan
 from pecan import rest
 
-from ironic.api import features, method
+from ironic.api import features, method, schemas
 from ironic.api.controllers.v1 import node_lookup, resource
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import exception, policy, states, utils
 from ironic.objects import records
-from ironic.objects.base import uuids_for_ids
+from ironic.objects.base import Field, uuids_for_ids
 from ironic.objects.node import Node
-
-CONNECTOR_TYPES = ("iqn", "ip", "mac", "wwnn", "wwpn", "port", "portgroup")
-_STRING = {"type": "string", "minLength": 1, "maxLength": 255}
 
 
 class _Kind:
     """What differs between connectors and targets."""
 
     def __init__(self, name: str, key: str, store: records.VolumeRecords,
-                 columns: tuple,
-                 default_fields: tuple, schema: dict):
+                 columns: tuple, default_fields: tuple,
+                 fields: dict[str, Field], required: tuple[str, ...]):
         self.name, self.key, self.store = name, key, store
         self.columns, self.default_fields = columns, default_fields
-        self.schema: dict[str, Any] = {"type": "object", "properties": {
-            "uuid": {"type": ["string", "null"]},
-            "node_uuid": {"type": "string"}, "extra": {"type": "object"},
-            **schema}, "additionalProperties": False,
-            "required": ["node_uuid", *[k for k in schema
-                                         if k != "properties"]]}
+        #: The typed fields, with the node by UUID.
+        self.typed: dict[str, Field] = {
+            **fields, "node_uuid": schemas.reference(
+                "The node it belongs to.", nullable=False)}
+        self.schema: dict[str, Any] = schemas.body(
+            self.typed, required=["node_uuid", *required])
 
     @property
     def fields(self) -> list[str]:
@@ -53,17 +50,13 @@ CONNECTORS = _Kind(
     "volume_connector", "connectors", records.VOLUME_CONNECTORS,
     ("type", "connector_id"),
     ("uuid", "node_uuid", "type", "connector_id", "links"),
-    {"type": {"type": "string", "enum": list(CONNECTOR_TYPES)},
-     "connector_id": _STRING})
+    records.VOLUME_CONNECTOR_FIELDS, ("type", "connector_id"))
 TARGETS = _Kind(
     "volume_target", "targets", records.VOLUME_TARGETS,
     ("volume_type", "properties", "boot_index", "volume_id"),
     ("uuid", "node_uuid", "volume_type", "boot_index", "volume_id",
      "links"),
-    {"volume_type": {"type": "string", "minLength": 1, "maxLength": 64},
-     "properties": {"type": "object"},
-     "boot_index": {"type": "integer", "minimum": 0},
-     "volume_id": {"type": "string", "minLength": 1, "maxLength": 36}})
+    records.VOLUME_TARGET_FIELDS, ("volume_type", "boot_index", "volume_id"))
 
 
 def _iso(value: datetime.datetime | None) -> str | None:

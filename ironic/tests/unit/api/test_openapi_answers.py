@@ -15,8 +15,9 @@ from ironic.api.controllers.v1 import index, versions
 from ironic.common import rpc
 
 NEWEST = versions.MAX_VERSION
-# Allocations, and the newest fields of every resource.
-VERSIONS = (52, 96, NEWEST)
+# Volume, allocations, deploy templates, runbooks, inspection rules, and
+# the newest fields of every resource.
+VERSIONS = (32, 52, 55, 92, 96, NEWEST)
 
 
 def _doc(ver: int) -> dict:
@@ -49,28 +50,50 @@ def made(api_newest) -> dict[str, str]:
     ids["inspection_rule"] = _created(api.post("/v1/inspection_rules", {
         "sensitive": True, "actions": [
             {"op": "set-attribute", "args": ["/extra/x", "y"]}]}))
+    ids["connector"] = _created(api.post("/v1/volume/connectors", {
+        "node_uuid": ids["node"], "type": "iqn",
+        "connector_id": "iqn.2026-11.org.example:typed"}))
+    ids["target"] = _created(api.post("/v1/volume/targets", {
+        "node_uuid": ids["node"], "volume_type": "iscsi", "boot_index": 0,
+        "volume_id": "typed-volume"}))
+    step = {"interface": "bios", "step": "apply_configuration", "args": {}}
+    ids["deploy_template"] = _created(api.post("/v1/deploy_templates", {
+        "name": "CUSTOM_TYPED", "steps": [{**step, "priority": 10}]}))
+    ids["runbook"] = _created(api.post("/v1/runbooks", {
+        "name": "CUSTOM_TYPED", "steps": [{**step, "order": 0}]}))
     return ids
+
+
+# Collection path -> (the fixture's name for an item, the path parameter)
+_TYPED = {
+    "/v1/nodes": ("node", "node_ident"),
+    "/v1/ports": ("port", "port_ident"),
+    "/v1/portgroups": ("portgroup", "portgroup_ident"),
+    "/v1/chassis": ("chassis", "chassis_ident"),
+    "/v1/allocations": ("allocation", "allocation_ident"),
+    "/v1/inspection_rules": ("inspection_rule", "inspection_rule_ident"),
+    "/v1/deploy_templates": ("deploy_template", "deploy_template_ident"),
+    "/v1/runbooks": ("runbook", "runbook_ident"),
+    "/v1/volume/connectors": ("connector", "connector_ident"),
+    "/v1/volume/targets": ("target", "target_ident"),
+}
 
 
 def _paths(ids: dict[str, str]) -> list[tuple[str, str]]:
     """(document path, concrete path) of the typed GETs."""
     out = []
-    for kind in ("nodes", "ports", "portgroups", "chassis", "allocations",
-                 "inspection_rules"):
-        ident = ids[kind.rstrip("s") if kind != "chassis" else "chassis"]
-        param = {"nodes": "node_ident", "ports": "port_ident",
-                 "portgroups": "portgroup_ident", "chassis": "chassis_ident",
-                 "allocations": "allocation_ident",
-                 "inspection_rules": "inspection_rule_ident"}[kind]
-        out += [(f"/v1/{kind}", f"/v1/{kind}"),
-                (f"/v1/{kind}/{{{param}}}", f"/v1/{kind}/{ident}")]
-        if kind not in ("allocations",):
-            out.append((f"/v1/{kind}/detail", f"/v1/{kind}/detail"))
+    for path, (name, param) in _TYPED.items():
+        out += [(path, path),
+                (f"{path}/{{{param}}}", f"{path}/{ids[name]}")]
+        if path not in ("/v1/allocations", "/v1/deploy_templates",
+                        "/v1/runbooks", "/v1/inspection_rules") and \
+                not path.startswith("/v1/volume"):
+            out.append((f"{path}/detail", f"{path}/detail"))
     out += [("/v1/nodes/{node_ident}/ports",
-             f"/v1/nodes/{ids['node']}/ports/detail"),
+             f"/v1/nodes/{ids['node']}/ports"),
             ("/v1/nodes/{node_ident}/allocation",
              f"/v1/nodes/{ids['node']}/allocation"),
-            ("/v1/conductors", "/v1/conductors?detail=True")]
+            ("/v1/conductors", "/v1/conductors")]
     return out
 
 
@@ -93,7 +116,7 @@ def test_answers_match_the_document(api_newest, made, ver):
         resp = api_newest.get(concrete, version=f"1.{ver}")
         if resp.status_int == 404 and "allocation" in concrete:
             continue  # the allocation found no node
-        assert resp.status_int == 200, (concrete, resp.body)
+        assert resp.status_int == 200, (concrete, ver, resp.body)
         schema = _schema(doc, path, "get", "200")
         assert schema.get("properties"), path
         _check(schema, resp.json)
@@ -143,5 +166,4 @@ def test_create_bodies_take_fields_from_their_version():
 def test_creates_have_a_body_schema_and_an_item_answer(path):
     doc = _doc(NEWEST)
     assert _body(NEWEST, path)["properties"]
-    if not path.startswith("/v1/volume"):
-        assert _schema(doc, path, "post", "201")["properties"]
+    assert _schema(doc, path, "post", "201")["properties"]

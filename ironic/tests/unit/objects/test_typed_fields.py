@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from ironic import objects
 from ironic.db.sqlalchemy import models
 from ironic.db.sqlalchemy import types as db_types
-from ironic.objects import base
+from ironic.objects import base, records
 
 #: Columns a client writes with no length bound in the API, and why.
 _UNBOUNDED = {
@@ -36,10 +36,6 @@ def _objects() -> list[type[base.IronicObject]]:
     return sorted(found, key=lambda c: c.__name__)
 
 
-def _table(cls: type[base.IronicObject]) -> sa.Table:
-    return getattr(models, getattr(cls, "_table", cls.__name__)).__table__
-
-
 def _kind(column: sa.Column) -> str:
     """The field type a column's values have."""
     col_type = column.type
@@ -54,30 +50,41 @@ def _kind(column: sa.Column) -> str:
     raise AssertionError(f"no field type for {column!r}")
 
 
-OBJECTS = _objects()
+class Typed:
+    """The typed fields of one table: an object's, or a row resource's."""
+
+    def __init__(self, model: str, fields: dict[str, base.Field],
+                 computed: frozenset[str] = frozenset()):
+        self.model, self.fields, self.computed = model, fields, computed
+        self.table = getattr(models, model).__table__
+
+    def stored(self) -> dict[str, base.Field]:
+        return {n: f for n, f in self.fields.items()
+                if n not in self.computed}
 
 
-def test_every_object_is_checked():
-    names = {cls.__name__ for cls in OBJECTS}
+TYPED = [Typed(getattr(cls, "_table", cls.__name__), cls.fields,
+               cls._computed_fields()) for cls in _objects()] + [
+    Typed(model, fields) for model, fields in records.FIELDS_BY_TABLE.items()]
+_IDS = [t.model for t in TYPED]
+
+
+def test_every_object_and_row_resource_is_checked():
     assert {"Node", "Port", "Portgroup", "Chassis", "Allocation",
-            "Conductor", "InspectionRule"} <= names
+            "Conductor", "InspectionRule", "DeployTemplate", "Runbook",
+            "VolumeConnector", "VolumeTarget"} <= set(_IDS)
 
 
-@pytest.mark.parametrize("cls", OBJECTS, ids=lambda c: c.__name__)
-def test_fields_are_the_columns(cls):
-    columns = set(_table(cls).columns.keys()) - {"id"}
-    stored = set(cls.fields) - cls._computed_fields()
-    assert stored == columns
+@pytest.mark.parametrize("typed", TYPED, ids=_IDS)
+def test_fields_are_the_columns(typed):
+    assert set(typed.stored()) == set(typed.table.columns.keys()) - {"id"}
 
 
-@pytest.mark.parametrize("cls", OBJECTS, ids=lambda c: c.__name__)
-def test_field_types_and_nullability_are_the_columns(cls):
-    table = _table(cls)
+@pytest.mark.parametrize("typed", TYPED, ids=_IDS)
+def test_field_types_and_nullability_are_the_columns(typed):
     wrong = []
-    for name, field in cls.fields.items():
-        if name in cls._computed_fields():
-            continue
-        column = table.columns[name]
+    for name, field in typed.stored().items():
+        column = typed.table.columns[name]
         kind = base.STRING if field.type == base.UUID else field.type
         if kind != _kind(column):
             wrong.append(f"{name}: field {field.type}, column {column.type}")
@@ -87,14 +94,11 @@ def test_field_types_and_nullability_are_the_columns(cls):
     assert not wrong
 
 
-@pytest.mark.parametrize("cls", OBJECTS, ids=lambda c: c.__name__)
-def test_lengths_fit_the_columns(cls):
-    table = _table(cls)
+@pytest.mark.parametrize("typed", TYPED, ids=_IDS)
+def test_lengths_fit_the_columns(typed):
     wrong = []
-    for name, field in cls.fields.items():
-        if name in cls._computed_fields():
-            continue
-        length = getattr(table.columns[name].type, "length", None)
+    for name, field in typed.stored().items():
+        length = getattr(typed.table.columns[name].type, "length", None)
         if length is None:
             continue
         if field.max_length is not None and field.max_length > length:
@@ -103,15 +107,15 @@ def test_lengths_fit_the_columns(cls):
         # checked as one, so it always fits).
         unbounded = field.write is not None and field.type != base.UUID \
             and field.max_length is None
-        if unbounded and (cls.__name__, name) not in _UNBOUNDED:
+        if unbounded and (typed.model, name) not in _UNBOUNDED:
             wrong.append(f"{name}: writable, no max_length, column {length}")
     assert not wrong
 
 
-@pytest.mark.parametrize("cls", OBJECTS, ids=lambda c: c.__name__)
-def test_defaults_have_the_field_type(cls):
+@pytest.mark.parametrize("typed", TYPED, ids=_IDS)
+def test_defaults_have_the_field_type(typed):
     python_types = {base.OBJECT: dict, base.ARRAY: list, base.BOOLEAN: bool,
                     base.INTEGER: int, base.STRING: str}
-    for name, field in cls.fields.items():
+    for name, field in typed.fields.items():
         if field.default is not None:
             assert isinstance(field.default, python_types[field.type]), name
