@@ -1,9 +1,12 @@
 """The shared model: small objects loaded from and saved to the database.
 
 An object keeps its field values and which of them changed, so ``save()``
-writes only what the caller touched. Fields are declared once on the class
-with the API microversion that introduced them; the API derives its views
-from these declarations.
+writes only what the caller touched. Fields are declared once on the class,
+typed (kind, nullability, length, who may write them) and with the API
+microversion that introduced them; the API derives its views, its request
+body schemas and its OpenAPI documents from these declarations
+(``ironic.api.schemas``), and a unit test holds them to the table's
+columns.
 """
 
 from __future__ import annotations
