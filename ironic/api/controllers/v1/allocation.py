@@ -49,9 +49,10 @@ FIELDS: dict[str, Field] = {
                   doc="The node to record the allocation for (backfill)."),
 }
 SCHEMA: dict[str, Any] = schemas.body(FIELDS)
+_PATCHABLE = schemas.patchable(FIELDS)
 #: What a patched allocation's editable fields must be (from 1.57).
-_PATCH_SCHEMA: dict[str, Any] = schemas.body(
-    FIELDS, schemas.patchable(FIELDS), closed=False)
+_PATCH_SCHEMA: dict[str, Any] = schemas.body(FIELDS, _PATCHABLE,
+                                             closed=False)
 
 def _visible(ver: int) -> list[str]:
     return [f for f, since in _FIELDS.items() if since.available(ver)]
@@ -348,7 +349,7 @@ class AllocationsController(api_utils.ItemLookup, rest.RestController):
         alloc = get_allocation(ident)
         _check_owner_visible(alloc)
         _authorize("update", alloc.owner)
-        current = {"name": alloc.name, "extra": alloc.extra}
+        current = {name: getattr(alloc, name) for name in _PATCHABLE}
         patched = api_utils.apply_patch(
             current, patch, read_only=set(_visible(ver)) - set(current),
             allowed_roots=set(current))

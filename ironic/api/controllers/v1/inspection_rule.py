@@ -18,7 +18,7 @@ from typing import Any
 import pecan
 from pecan import rest
 
-from ironic.api import features, method
+from ironic.api import features, method, schemas
 from ironic.api.controllers.v1 import resource
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
@@ -29,8 +29,8 @@ from ironic.objects.inspection_rule import InspectionRule
 # The order of a rule's fields in responses.
 _ORDER = ("uuid", "created_at", "updated_at", "description", "priority",
           "sensitive", "phase", "conditions", "actions", "links")
-_EDITABLE = ("description", "priority", "sensitive", "phase", "conditions",
-             "actions")
+_EDITABLE = tuple(name for name in InspectionRule.fields
+                  if name in schemas.patchable(InspectionRule.fields))
 SPEC = resource.Spec(
     singular="inspection rule", collection="inspection_rules",
     obj_cls=InspectionRule,

@@ -32,8 +32,8 @@ _FIELDS = {"uuid": features.RUNBOOKS, "name": features.RUNBOOKS,
 _DEFAULT_FIELDS = ("uuid", "name", "links")
 _SORT_KEYS = {"id", "uuid", "name", "owner", "created_at", "updated_at"}
 SCHEMA = schemas.body(records.RUNBOOK_FIELDS, required=["name", "steps"])
-_EDITABLE = ("name", "steps", "disable_ramdisk", "public", "owner",
-             "extra", "description")
+_EDITABLE = tuple(name for name in records.RUNBOOK_FIELDS
+                  if name in schemas.patchable(records.RUNBOOK_FIELDS))
 
 
 def _visible(ver: int) -> list[str]:

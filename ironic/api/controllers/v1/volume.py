@@ -223,7 +223,7 @@ class _VolumeCollection(api_utils.ItemLookup, rest.RestController):
         patch = method.json_body(list)
         obj = self._get(ident, "update")
         current = _show(self.kind, obj)
-        editable = {"node_uuid", "extra", *self.kind.columns}
+        editable = schemas.patchable(self.kind.typed)
         patched = api_utils.apply_patch(
             current, patch, read_only=set(current) - editable,
             required=["node_uuid", *self.kind.schema["required"]],
