@@ -20,7 +20,8 @@ from typing import Any
 import stevedore
 import stevedore.exception
 
-from ironic.common import exception, interface_catalog, interfaces
+from ironic import interfaces
+from ironic.common import exception, interface_catalog
 from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.db import api as db_api

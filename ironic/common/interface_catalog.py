@@ -11,7 +11,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Iterable
 
-from ironic.common import exception, interfaces
+from ironic import interfaces
+from ironic.common import exception
 
 
 @dataclasses.dataclass

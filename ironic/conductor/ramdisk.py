@@ -19,8 +19,8 @@ import logging
 import os
 from typing import Any
 
-from ironic import driver_registry
-from ironic.common import agent_token, exception, interfaces, states
+from ironic import driver_registry, interfaces
+from ironic.common import agent_token, exception, states
 from ironic.common.task import Task
 from ironic.conductor import utils as cond_utils
 from ironic.conf import CONF

@@ -14,8 +14,8 @@ import dataclasses
 import logging
 from typing import Any, Sequence
 
-from ironic import metrics
-from ironic.common import exception, interfaces, states
+from ironic import interfaces, metrics
+from ironic.common import exception, states
 from ironic.common.task import Task
 from ironic.conductor import power, task_manager, utils
 from ironic.drivers import steps as driver_steps

@@ -5,7 +5,7 @@ import socket
 from oslo_config import cfg
 from oslo_utils import netutils
 
-from ironic.common import interfaces
+from ironic import interfaces
 
 service_opts = [
     cfg.StrOpt("host", default=socket.gethostname(), sample_default="localhost",

@@ -16,7 +16,8 @@ from __future__ import annotations
 import abc
 from typing import Any, ClassVar
 
-from ironic.common import exception, interfaces, raid, states
+from ironic import interfaces
+from ironic.common import exception, raid, states
 from ironic.common.task import Task
 from ironic.drivers import passthru as _passthru
 from ironic.drivers import periodic as _periodic

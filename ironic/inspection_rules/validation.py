@@ -15,6 +15,7 @@ import jsonschema
 from ironic.common import exception, utils
 from ironic.inspection_rules import actions, operators
 from ironic.inspection_rules.plugin import ArgumentError
+from ironic.objects.inspection_rule import InspectionRule
 
 PHASES = ("main",)
 MAX_USER_PRIORITY = 9999
@@ -40,16 +41,19 @@ _ACTION = {
     },
     "required": ["op", "args"],
 }
+_TYPED = InspectionRule.fields
+#: A rule as a client writes it: the typed fields of the object, with
+#: what a condition and an action are (the plugins this engine knows).
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "uuid": {"type": ["string", "null"]},
-        "description": {"type": ["string", "null"], "maxLength": 255},
-        "priority": {"type": "integer", "minimum": 0},
-        "sensitive": {"type": ["boolean", "null"]},
-        "phase": {"type": ["string", "null"], "maxLength": 16},
-        "conditions": {"type": ["array", "null"], "items": _CONDITION},
-        "actions": {"type": "array", "minItems": 1, "items": _ACTION},
+        **{name: _TYPED[name].body_schema()
+           for name in ("uuid", "description", "priority", "sensitive",
+                        "phase")},
+        "conditions": {**_TYPED["conditions"].body_schema(),
+                       "items": _CONDITION},
+        "actions": {**_TYPED["actions"].body_schema(), "minItems": 1,
+                    "items": _ACTION},
     },
     "required": ["actions"],
     "additionalProperties": False,

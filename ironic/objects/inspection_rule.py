@@ -29,8 +29,10 @@ class InspectionRule(IronicObject):
                       body_null=True, doc="Unique UUID of the rule."),
         "description": Field(96, max_length=255, write=WRITE,
                              doc="What the rule is for."),
+        # Built-in rules (not stored) may also run before or after.
         "priority": Field(96, type=INTEGER, nullable=False, default=0,
                           write=WRITE, body_null=False,
+                          schema={"minimum": 0},
                           doc="Rules with a higher priority run first."),
         "sensitive": Field(96, type=BOOLEAN, nullable=False, default=False,
                            write=WRITE,

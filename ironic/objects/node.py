@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ironic.common import exception, interfaces, scrub, utils
+from ironic import interfaces
+from ironic.common import exception, scrub, utils
 from ironic.db import api as db_api
 from ironic.objects.base import (
     ARRAY,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ironic.common import interfaces
+from ironic import interfaces
 from ironic.db import api as db_api
 from ironic.db.sqlalchemy import tables
 from ironic.objects.base import (

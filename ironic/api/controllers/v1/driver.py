@@ -12,12 +12,12 @@ from typing import Any
 
 from pecan import rest
 
-from ironic import driver_registry, hash_ring
+from ironic import driver_registry, hash_ring, interfaces
 from ironic.api import features, method
 from ironic.api.controllers.v1 import node_vendor
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
-from ironic.common import exception, interface_catalog, interfaces, policy
+from ironic.common import exception, interface_catalog, policy
 from ironic.conductor import rpcapi
 
 # The feature that shows each interface type in a driver's detail.

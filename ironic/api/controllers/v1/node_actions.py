@@ -14,11 +14,12 @@ from typing import Any
 import pecan
 from automaton import exceptions as fsm_exc
 
+from ironic import interfaces
 from ironic.api import features, method
 from ironic.api.controllers.v1 import node_indicators, node_sub, resource
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
-from ironic.common import exception, interfaces, policy, states
+from ironic.common import exception, policy, states
 from ironic.conductor import rpcapi
 from ironic.objects.node import Node
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ironic import driver_registry, hash_ring
+from ironic import driver_registry, hash_ring, interfaces
 from ironic.api import features
-from ironic.common import exception, interfaces
+from ironic.common import exception
 
 # The interfaces whose driver_info parsing is run by the API.
 _PARSING_KINDS = ("power", "management")

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from ironic import interfaces
 from ironic.api import method
-from ironic.common import exception, interfaces, policy, states
+from ironic.common import exception, policy, states
 
 #: Per-field rules and what a caller without them sees instead.
 _REDACTED: dict[str, Any] = {

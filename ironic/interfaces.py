@@ -4,7 +4,8 @@ driven through, and the node field naming the one it uses of each kind.
 This is the one list. Options (``enabled_<kind>_interfaces``), the node
 table's columns, the node object's fields, the API's node and driver
 views, the driver registry and the conductor's step collection all read
-it from here.
+it from here. It imports nothing, so every floor may read it (options
+included, which ``ironic.common`` itself reads).
 """
 
 from __future__ import annotations
