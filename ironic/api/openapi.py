@@ -388,9 +388,8 @@ def _request_body(r: Route, ver: int) -> dict | None:
         return {"required": True, "content": {
             "application/json": {"schema": _JSON_PATCH}}}
     known = _BODIES.get(r.handler)
-    if known is None and r.http_method == "post" and \
-            issubclass(r.controller, volume._VolumeCollection):
-        known = r.controller.kind.schema
+    if known is None and r.http_method == "post":
+        known = openapi_resources.create_body(r.controller)
     if known is not None:
         known = openapi_resources.request(r.controller, known, ver)
     return {"required": known is not None, "content": {

@@ -72,6 +72,13 @@ def _sub_links(*names: str) -> dict[str, Field]:
     return dict.fromkeys(names, schemas.LINKS)
 
 
+def _shown_from(table: Mapping[str, features.Since]
+                ) -> Callable[[int], list[str]]:
+    """The fields shown at a version, from a {field: feature} table."""
+    return lambda ver: [name for name, since in table.items()
+                        if since.available(ver)]
+
+
 _NODES = Resource(
     "nodes",
     {**node_edit.FIELDS, **_LINKS,
@@ -96,7 +103,7 @@ _ALLOCATIONS = Resource(
     "allocations",
     {**allocation.FIELDS, **_LINKS,
      "node_uuid": schemas.reference("The node allocated.", write=None)},
-    allocation._FIELDS.get, allocation._visible)
+    allocation._FIELDS.get, _shown_from(allocation._FIELDS))
 
 _CONDUCTORS = Resource(
     "conductors",
@@ -126,7 +133,7 @@ _RUNBOOKS = Resource(
      "traits": Field(None, type=ARRAY, nullable=False,
                      schema={"items": {"type": "string"}},
                      doc="Traits of the nodes that may run it.")},
-    runbook._FIELDS.get, runbook._visible)
+    runbook._FIELDS.get, _shown_from(runbook._FIELDS))
 
 
 def _volume(kind: volume._Kind) -> Resource:
@@ -154,6 +161,21 @@ RESOURCES: dict[type, Resource] = {
 #: Handlers answering a list document, and one item.
 _LISTS = frozenset({"get_all", "detail"})
 _ITEMS = frozenset({"get_one", "post", "patch"})
+
+
+#: The body schema of a create, where one handler serves several
+#: controllers.
+_CREATE_BODIES: dict[type, dict[str, Any]] = {
+    volume.ConnectorsController: volume.CONNECTORS.schema,
+    volume.TargetsController: volume.TARGETS.schema,
+}
+
+
+def create_body(controller: type) -> dict[str, Any] | None:
+    """The body schema of ``controller``'s create, when its handler is
+    shared (None: not known here)."""
+    return next((b for c, b in _CREATE_BODIES.items()
+                 if issubclass(controller, c)), None)
 
 
 def resource_of(controller: type) -> Resource | None:

@@ -167,3 +167,13 @@ def test_creates_have_a_body_schema_and_an_item_answer(path):
     doc = _doc(NEWEST)
     assert _body(NEWEST, path)["properties"]
     assert _schema(doc, path, "post", "201")["properties"]
+
+
+def test_the_resource_tables_name_routed_controllers():
+    # A controller renamed or replaced must not leave the document
+    # silently without its typed documents.
+    from ironic.api import openapi_resources
+    routed = {r.controller for r in openapi.routes(index.V1Controller())}
+    for listed in (*openapi_resources.RESOURCES,
+                   *openapi_resources._CREATE_BODIES):
+        assert any(issubclass(c, listed) for c in routed), listed
