@@ -10,7 +10,7 @@ import json
 import jsonschema
 import pytest
 
-from ironic.api import openapi
+from ironic.api import openapi, openapi_resources
 from ironic.api.controllers.v1 import index, versions
 from ironic.common import rpc
 
@@ -172,7 +172,6 @@ def test_creates_have_a_body_schema_and_an_item_answer(path):
 def test_the_resource_tables_name_routed_controllers():
     # A controller renamed or replaced must not leave the document
     # silently without its typed documents.
-    from ironic.api import openapi_resources
     routed = {r.controller for r in openapi.routes(index.V1Controller())}
     for listed in (*openapi_resources.RESOURCES,
                    *openapi_resources._CREATE_BODIES):
