@@ -16,7 +16,7 @@ from ironic.conductor import (
     steps,
     utils,
 )
-from ironic.db import api as db_api
+from ironic.objects.conductor import Conductor
 
 LOG = logging.getLogger(__name__)
 KIND = steps.DEPLOY
@@ -121,7 +121,7 @@ def _run(task: Task, start: int) -> None:
 
 def _conductor_id(task: Task) -> int | None:
     try:
-        return db_api.get_instance().get_conductor(task.host).id
+        return Conductor.get_by_hostname(task.host).id
     except Exception:  # noqa: BLE001 - affinity is only a hint
         return None
 
