@@ -24,6 +24,8 @@ import grimp
 # The features beside common that left it (they may use db and drivers).
 ROOMS = ["ironic.driver_registry", "ironic.hash_ring",
          "ironic.inspection_rules", "ironic.service"]
+# The task protocols: a room below drivers and the rooms, above objects.
+TASK = ["ironic.task"]
 
 # (name, importing packages, forbidden imported packages)
 RULES = [
@@ -32,7 +34,10 @@ RULES = [
     ("drivers -> api/db", ["ironic.drivers"], ["ironic.api", "ironic.db"]),
     ("common -> upper floors", ["ironic.common"],
      ["ironic.api", "ironic.conductor", "ironic.drivers", "ironic.db",
-      "ironic.objects"] + ROOMS),
+      "ironic.objects"] + ROOMS + TASK),
+    ("task -> above objects", TASK,
+     ["ironic.api", "ironic.conductor", "ironic.drivers", "ironic.db"]
+     + ROOMS),
     ("conductor -> api", ["ironic.conductor"], ["ironic.api"]),
     ("objects -> api/conductor/drivers", ["ironic.objects"],
      ["ironic.api", "ironic.conductor", "ironic.drivers"]),
@@ -41,7 +46,7 @@ RULES = [
     ("outside db/objects -> db",
      ["ironic.api", "ironic.common", "ironic.conductor", "ironic.drivers",
       "ironic.command", "ironic.conf", "ironic.metrics", "ironic.pxe_filter",
-      "ironic.serving"] + ROOMS, ["ironic.db"]),
+      "ironic.serving"] + ROOMS + TASK, ["ironic.db"]),
 ]
 
 

@@ -24,13 +24,13 @@ import random
 from typing import Any
 
 from ironic.common import exception, states
-from ironic.common.task import Task
 from ironic.conductor import task_manager
 from ironic.conf import CONF
 from ironic.db import api as db_api
 from ironic.db.sqlalchemy import models
 from ironic.objects import allocation as alloc_obj
 from ironic.objects.allocation import Allocation
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

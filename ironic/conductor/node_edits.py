@@ -14,9 +14,9 @@ import logging
 from typing import Any
 
 from ironic.common import exception, states, utils
-from ironic.common.task import Task
 from ironic.conductor import allocations, power
 from ironic.db import api as db_api
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

@@ -14,7 +14,6 @@ import logging
 from typing import Any
 
 from ironic.common import exception, states
-from ironic.common.task import Task
 from ironic.conductor import (
     cleaning,
     deployments,
@@ -28,6 +27,7 @@ from ironic.conductor import (
 from ironic.conf import CONF
 from ironic.db import api as db_api
 from ironic.db.sqlalchemy import models
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 
