@@ -21,10 +21,10 @@ import stevedore
 import stevedore.exception
 
 from ironic.common import exception, interface_catalog
-from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers import base
 from ironic.objects.conductor import Conductor
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

@@ -24,12 +24,12 @@ import random
 from typing import Any
 
 from ironic.common import exception, states
-from ironic.common.task import Task
 from ironic.conductor import task_manager
 from ironic.conf import CONF
 from ironic.objects import allocation as alloc_obj
 from ironic.objects.allocation import Allocation
 from ironic.objects.conductor import Conductor
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

@@ -29,10 +29,10 @@ from ironic.conductor import (
     manager,
     periodics,
     takeover,
-    task_manager,
     throttle,
     workers,
 )
+from ironic.conductor.stopping import SHUTDOWN
 from ironic.conf import CONF
 from ironic.coordination import party
 from ironic.drivers.modules import agent_logs
@@ -100,7 +100,7 @@ class ConductorService:
         # In the party before anything else: a conductor that cannot
         # reach the backend must not take nodes (coordination.GiveUp).
         self.party.start(self._wake_command)
-        task_manager.SHUTDOWN.clear()
+        SHUTDOWN.clear()
         throttle.STOPPING.clear()
         try:
             self._start_serving(registry)
@@ -312,7 +312,7 @@ class ConductorService:
         orphans."""
         self._stop.set()
         self._heartbeat_stop.set()
-        task_manager.SHUTDOWN.set()
+        SHUTDOWN.set()
         if self._rpc_server is not None:
             try:
                 self._rpc_server.stop()
@@ -359,7 +359,7 @@ class ConductorService:
             LOG.warning("%d workers still running after %s s; stopping "
                         "them", self.pool.running, timeout)
         # Wake anything sleeping (lock retries, wait steps, fake delays).
-        task_manager.SHUTDOWN.set()
+        SHUTDOWN.set()
         if not drained:
             self.pool.wait_idle(5)
         self._heartbeat_stop.set()

@@ -7,7 +7,6 @@ from typing import Any
 
 from ironic.common import configdrive as configdrive_mod
 from ironic.common import exception, states
-from ironic.common.task import Task
 from ironic.conductor import (
     allocations,
     cleaning,
@@ -17,6 +16,7 @@ from ironic.conductor import (
     utils,
 )
 from ironic.objects.conductor import Conductor
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 KIND = steps.DEPLOY

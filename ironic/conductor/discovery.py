@@ -26,13 +26,13 @@ from typing import Any
 
 from ironic import hash_ring
 from ironic.common import agent_token, exception, states, utils
-from ironic.common.task import Task
 from ironic.conductor import inspection_lookup, ramdisk, task_manager
 from ironic.conf import CONF
 from ironic.drivers.modules.inspector.hooks import base as hooks
 from ironic.inspection_rules import engine as rules
 from ironic.objects import node_inventory
 from ironic.objects.node import Node
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

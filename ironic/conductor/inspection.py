@@ -6,10 +6,10 @@ import datetime
 import logging
 
 from ironic.common import exception, states
-from ironic.common.task import Task
 from ironic.conductor import inspection_lookup, utils
 from ironic.inspection_rules import engine as rules
 from ironic.objects import node_inventory
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

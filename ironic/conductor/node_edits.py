@@ -14,8 +14,8 @@ import logging
 from typing import Any
 
 from ironic.common import exception, states, utils
-from ironic.common.task import Task
 from ironic.conductor import allocations, power
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

@@ -21,11 +21,11 @@ from typing import Any, Callable, Iterable, Iterator
 
 from ironic import hash_ring, metrics
 from ironic.common import exception, faults, states
-from ironic.common.task import Task
 from ironic.conductor import power, power_failures, power_sync, task_manager, waits
 from ironic.conf import CONF
 from ironic.objects import node as node_obj
 from ironic.objects.node import Node
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

@@ -14,7 +14,6 @@ import logging
 from typing import Any
 
 from ironic.common import exception, states
-from ironic.common.task import Task
 from ironic.conductor import (
     cleaning,
     deployments,
@@ -27,6 +26,7 @@ from ironic.conductor import (
 )
 from ironic.conf import CONF
 from ironic.objects import node_lock
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

@@ -27,20 +27,24 @@ from automaton import exceptions as fsm_exc
 
 from ironic import driver_registry
 from ironic.common import agent_token, exception, outages, states, utils
-from ironic.common.task import Task
-from ironic.conductor import fast_track, pxe_filter_notice, workers
+from ironic.conductor import (
+    driver_api,
+    fast_track,
+    pxe_filter_notice,
+    workers,
+)
 from ironic.conductor import utils as cond_utils
 from ironic.conductor.lock_book import LOCKS
+from ironic.conductor.stopping import SHUTDOWN
 from ironic.conf import CONF
 from ironic.metrics import lock_held
 from ironic.objects import node_lock
 from ironic.objects.node import Node
 from ironic.objects.port import Port
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 
-# Set when the service stops: lock retries and waits end early.
-SHUTDOWN = threading.Event()
 _KEEP = object()
 # Events that mean something went wrong (or was stopped): each is recorded
 # in the node's history.
@@ -152,6 +156,7 @@ class TaskManager:
         self._ports: list | None = None
         self._spawn: tuple | None = None
         self._locked_at: float | None = None
+        self._conductor: driver_api.TaskConductor | None = None
         self.node: Node = Node.get(node_id) if shared else \
             self._reserve(node_id, retry)
 
@@ -287,6 +292,13 @@ class TaskManager:
     @property
     def pool(self) -> workers.WorkerPool:
         return self._pool or default_pool()
+
+    @property
+    def conductor(self) -> driver_api.TaskConductor:
+        """What the node's driver may ask of the conductor."""
+        if self._conductor is None:
+            self._conductor = driver_api.TaskConductor(self, acquire)
+        return self._conductor
 
     # ------------------------------------------------------------------
     # the state machine

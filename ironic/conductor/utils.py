@@ -8,8 +8,8 @@ from typing import Any, Callable
 
 from ironic import hash_ring
 from ironic.common import exception, outages, scrub, states
-from ironic.common.task import Task
 from ironic.objects import node_records
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

@@ -17,7 +17,6 @@ import abc
 from typing import Any, ClassVar
 
 from ironic.common import exception, raid, states
-from ironic.common.task import Task
 from ironic.conf.default import INTERFACE_TYPES
 from ironic.drivers import passthru as _passthru
 from ironic.drivers import periodic as _periodic
@@ -30,6 +29,7 @@ from ironic.drivers.steps import (
     service_step,
     verify_step,
 )
+from ironic.task import Task
 
 # A node cannot be driven without these; the others may be "no-*".
 CORE_INTERFACE_TYPES = ("boot", "deploy", "management", "power")
