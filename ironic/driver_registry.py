@@ -22,10 +22,10 @@ import stevedore.exception
 
 from ironic import interfaces
 from ironic.common import exception, interface_catalog
-from ironic.common.task import Task
 from ironic.conf import CONF
-from ironic.db import api as db_api
 from ironic.drivers import base
+from ironic.objects.conductor import Conductor
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 
@@ -324,11 +324,9 @@ def register_hardware(conductor_id: int, hostname: str,
     refusal (seed 003).
     """
     registry = registry or load()
-    dbapi = db_api.get_instance()
     mine = registry.records()
-    dbapi.register_conductor_hardware_interfaces(conductor_id, mine)
-    _warn_differences(mine, hostname, dbapi.list_live_hardware(
-        CONF.conductor.heartbeat_timeout))
+    Conductor.record_hardware_interfaces(conductor_id, mine)
+    _warn_differences(mine, hostname, Conductor.live_hardware())
 
 
 def _offers(rows: list[dict]) -> dict[tuple[str | None, str], dict]:

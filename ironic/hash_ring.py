@@ -23,7 +23,7 @@ from typing import Any, Iterable
 
 from ironic.common import exception, interface_catalog
 from ironic.conf import CONF
-from ironic.db import api as db_api
+from ironic.objects.conductor import Conductor
 
 
 def _hash(key: str) -> int:
@@ -119,8 +119,7 @@ class HashRingManager:
         return False
 
     def _build(self) -> None:
-        rows = [row for row in db_api.get_instance().get_active_conductors(
-            CONF.conductor.heartbeat_timeout) if self._alive(row)]
+        rows = [row for row in Conductor.list_alive() if self._alive(row)]
         hosts: dict[tuple[str, str], list[str]] = {}
         for row in rows:
             for hw_type in row.drivers or []:
@@ -132,8 +131,7 @@ class HashRingManager:
         self._members = frozenset((r.hostname, r.conductor_group)
                                   for r in rows)
         self._catalog = interface_catalog.Catalog.from_records(
-            db_api.get_instance().list_live_hardware(
-                CONF.conductor.heartbeat_timeout))
+            Conductor.live_hardware())
         self._ttl = (CONF.hash_ring_reset_interval if self._cache_time is None
                      else self._cache_time)
         self._built_at = time.monotonic()

@@ -11,7 +11,6 @@ from oslo_db import exception as db_exc
 from ironic import service
 from ironic.conf import CONF
 from ironic.db import migration
-from ironic.db.sqlalchemy import api as sqla_api
 
 
 def _create_schema() -> None:
@@ -73,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ironic-dbsync: {e}", file=sys.stderr)
         return 1
     finally:
-        sqla_api.dispose()
+        migration.dispose()
         CONF.clear()
         CONF.unregister_opt(command_opt)
     return 0

@@ -19,36 +19,50 @@ from __future__ import annotations
 
 import abc
 import threading
+from typing import Any, Protocol
 
 import stevedore
 import stevedore.exception
 
 from ironic.common import exception
-from ironic.common.task import Task
 from ironic.conf import CONF
 
 NAMESPACE = "ironic.dhcp"
+
+
+class TaskNICs(Protocol):
+    """The part of a task a provider reads: the node and its ports.
+
+    Declared here, not as the drivers' ``Task``, so that common stays a
+    leaf: a provider needs nothing else of the task.
+    """
+
+    @property
+    def node(self) -> Any: ...
+
+    @property
+    def ports(self) -> list: ...
 
 
 class DHCPProvider(abc.ABC):
     """What a DHCP provider plugin implements."""
 
     @abc.abstractmethod
-    def update_dhcp(self, task: Task, options: list[dict]) -> None:
+    def update_dhcp(self, task: TaskNICs, options: list[dict]) -> None:
         """Answer the node's boot NICs (``task.ports``) with ``options``."""
 
     @abc.abstractmethod
-    def clean_dhcp(self, task: Task) -> None:
+    def clean_dhcp(self, task: TaskNICs) -> None:
         """Stop answering the node's NICs with boot options."""
 
 
 class NoDHCP(DHCPProvider):
     """``none``: the DHCP server is managed outside the service."""
 
-    def update_dhcp(self, task: Task, options: list[dict]) -> None:
+    def update_dhcp(self, task: TaskNICs, options: list[dict]) -> None:
         return None
 
-    def clean_dhcp(self, task: Task) -> None:
+    def clean_dhcp(self, task: TaskNICs) -> None:
         return None
 
 

@@ -23,7 +23,6 @@ import os
 import uuid
 
 from ironic.common import dhcp
-from ironic.common.task import Task
 from ironic.conf import CONF
 
 LOG = logging.getLogger(__name__)
@@ -58,12 +57,12 @@ def opts_path(node_uuid: str) -> str:
                         f"ironic-{node_uuid}.conf")
 
 
-def _boot_macs(task: Task) -> list[str]:
+def _boot_macs(task: dhcp.TaskNICs) -> list[str]:
     return sorted({p.address.lower() for p in task.ports
                    if p.address and p.pxe_enabled})
 
 
-def _node_tag(task: Task) -> str:
+def _node_tag(task: dhcp.TaskNICs) -> str:
     node = task.node
     info = dict(node.driver_internal_info or {})
     if not info.get(TAG_KEY):
@@ -76,7 +75,7 @@ def _node_tag(task: Task) -> str:
 class DnsmasqDHCP(dhcp.DHCPProvider):
     """Host and option files in the directories a dnsmasq watches."""
 
-    def update_dhcp(self, task: Task, options: list[dict]) -> None:
+    def update_dhcp(self, task: dhcp.TaskNICs, options: list[dict]) -> None:
         tag = _node_tag(task)
         # Options first: a NIC tagged before its options exist would be
         # answered without a boot file.
@@ -87,7 +86,7 @@ class DnsmasqDHCP(dhcp.DHCPProvider):
         LOG.info("Node %s: dnsmasq answers %s with boot options",
                  task.node.uuid, ", ".join(_boot_macs(task)) or "no NIC")
 
-    def clean_dhcp(self, task: Task) -> None:
+    def clean_dhcp(self, task: dhcp.TaskNICs) -> None:
         node = task.node
         for mac in _boot_macs(task):
             if os.path.exists(host_path(mac)):

@@ -24,13 +24,12 @@ import random
 from typing import Any
 
 from ironic.common import exception, states
-from ironic.common.task import Task
 from ironic.conductor import task_manager
 from ironic.conf import CONF
-from ironic.db import api as db_api
-from ironic.db.sqlalchemy import models
 from ironic.objects import allocation as alloc_obj
 from ironic.objects.allocation import Allocation
+from ironic.objects.conductor import Conductor
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 
@@ -64,7 +63,7 @@ def create_allocation(context: Any, host: str, pool: Any,
     The worker slot is taken first: a busy conductor (503) records
     nothing.
     """
-    conductor = db_api.get_instance().get_conductor(host)
+    conductor = Conductor.get_by_hostname(host)
     slot = pool.reserve()
     try:
         alloc = Allocation(**values, state=alloc_obj.ALLOCATING,
@@ -107,7 +106,7 @@ def do_allocate(context: Any, host: str, alloc_id: int,
                  alloc_id)
         return
     try:
-        candidates = db_api.get_instance().allocation_candidates(
+        candidates = Allocation.node_candidates(
             resource_class=alloc.resource_class, traits=alloc.traits,
             candidate_nodes=alloc.candidate_nodes, owner=alloc.owner,
             conductor_group=conductor_group)
@@ -129,9 +128,10 @@ def do_allocate(context: Any, host: str, alloc_id: int,
 
 def _fail(alloc: Allocation, error: str) -> None:
     LOG.warning("Allocation %s failed: %s", alloc.uuid, error)
+    alloc.state = alloc_obj.ERROR
+    alloc.last_error = error
     try:
-        db_api.get_instance().update_allocation(
-            alloc.id, {"state": alloc_obj.ERROR, "last_error": error})
+        alloc.save()
     except exception.AllocationNotFound:
         pass
 
@@ -178,18 +178,15 @@ def _associate(node: Any, alloc: Allocation) -> None:
 def resume_orphans(service: Any) -> int:
     """Take over allocations left ``allocating`` by a conductor that is
     gone (or by this one before a restart) and search again; how many."""
-    dbapi = db_api.get_instance()
-    live = {c.id for c in dbapi.get_active_conductors(
-        CONF.conductor.heartbeat_timeout)}
+    live = {c.id for c in Conductor.list_alive()}
     mine = service.conductor_id
     live.discard(mine)
-    stuck = dbapi.get_allocation_list(
-        [models.Allocation.state == alloc_obj.ALLOCATING])
+    stuck = Allocation.list_rows([("state", alloc_obj.ALLOCATING)])
     resumed = 0
     for row in stuck:
         if row.conductor_affinity in live:
             continue
-        if not dbapi.claim_allocation(row.id, row.conductor_affinity, mine):
+        if not Allocation.claim(row.id, row.conductor_affinity, mine):
             continue
         try:
             service.pool.spawn(do_allocate, None, service.host, row.id,
@@ -241,7 +238,7 @@ def backfill(task: Task, values: dict[str, Any]) -> dict[str, Any]:
     if not values.get("resource_class"):
         values["resource_class"] = node.resource_class
     alloc = Allocation(**values, state=alloc_obj.ACTIVE, node_id=node.id)
-    traits = db_api.get_instance().get_node_traits(node.id)
+    traits = node.load_traits()
     errors = _backfill_errors(node, alloc, traits)
     if errors:
         raise exception.AllocationFailed(
@@ -252,7 +249,7 @@ def backfill(task: Task, values: dict[str, Any]) -> dict[str, Any]:
     try:
         node.save()
     except Exception:
-        db_api.get_instance().destroy_allocation(alloc.id)
+        alloc.destroy()
         raise
     LOG.info("Allocation %s backfilled for node %s", alloc.uuid, node.uuid)
     return as_message(alloc)
@@ -283,7 +280,7 @@ def destroy_allocation(task: Task, alloc: Allocation) -> None:
     if node.allocation_id == alloc.id:
         free_node(node, alloc.uuid)
         node.save()
-    db_api.get_instance().destroy_allocation(alloc.id)
+    alloc.destroy()
     LOG.info("Allocation %s deleted, node %s freed", alloc.uuid, node.uuid)
 
 
@@ -292,7 +289,7 @@ def forget_on_teardown(node: Any) -> None:
     if not node.allocation_id:
         return
     try:
-        db_api.get_instance().destroy_allocation(node.allocation_id)
+        Allocation.delete(node.allocation_id)
     except exception.AllocationNotFound:
         pass
     node.allocation_id = None

@@ -29,14 +29,14 @@ from ironic.conductor import (
     manager,
     periodics,
     takeover,
-    task_manager,
     throttle,
     workers,
 )
+from ironic.conductor.stopping import SHUTDOWN
 from ironic.conf import CONF
 from ironic.coordination import party
-from ironic.db import api as db_api
 from ironic.drivers.modules import agent_logs
+from ironic.objects import node_lock
 from ironic.objects.conductor import Conductor
 
 LOG = logging.getLogger(__name__)
@@ -100,7 +100,7 @@ class ConductorService:
         # In the party before anything else: a conductor that cannot
         # reach the backend must not take nodes (coordination.GiveUp).
         self.party.start(self._wake_command)
-        task_manager.SHUTDOWN.clear()
+        SHUTDOWN.clear()
         throttle.STOPPING.clear()
         try:
             self._start_serving(registry)
@@ -130,8 +130,7 @@ class ConductorService:
 
     def _start_serving(self, registry: Any) -> None:
         """Register and take this conductor's share of the nodes."""
-        cleared = self._dbapi().clear_node_reservations_for_conductor(
-            self.host)
+        cleared = node_lock.clear_for_conductor(self.host)
         if cleared:
             LOG.warning("Cleared %d node locks left by a previous run of %s",
                         cleared, self.host)
@@ -155,9 +154,6 @@ class ConductorService:
             self._rpc_server.stop()
         rpc.unregister_local(self.host)
         self._unregister()
-
-    def _dbapi(self):
-        return db_api.get_instance()
 
     def _register(self, hardware_types: list[str]) -> Conductor:
         try:
@@ -316,7 +312,7 @@ class ConductorService:
         orphans."""
         self._stop.set()
         self._heartbeat_stop.set()
-        task_manager.SHUTDOWN.set()
+        SHUTDOWN.set()
         if self._rpc_server is not None:
             try:
                 self._rpc_server.stop()
@@ -363,7 +359,7 @@ class ConductorService:
             LOG.warning("%d workers still running after %s s; stopping "
                         "them", self.pool.running, timeout)
         # Wake anything sleeping (lock retries, wait steps, fake delays).
-        task_manager.SHUTDOWN.set()
+        SHUTDOWN.set()
         if not drained:
             self.pool.wait_idle(5)
         self._heartbeat_stop.set()
@@ -379,7 +375,7 @@ class ConductorService:
 
     def _unregister(self) -> None:
         try:
-            self._dbapi().clear_node_reservations_for_conductor(self.host)
+            node_lock.clear_for_conductor(self.host)
             if self.conductor is not None:
                 self.conductor.unregister()
         except Exception:  # noqa: BLE001 - others will time us out

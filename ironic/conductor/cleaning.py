@@ -6,9 +6,9 @@ import logging
 from typing import Any
 
 from ironic.common import exception, states
-from ironic.common.task import Task
 from ironic.conductor import steps, utils
 from ironic.conf import CONF
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 KIND = steps.CLEAN

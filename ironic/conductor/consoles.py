@@ -17,7 +17,6 @@ from typing import Any
 
 from ironic.common import exception
 from ironic.conductor import periodics, power, task_manager
-from ironic.db.sqlalchemy import models
 
 LOG = logging.getLogger(__name__)
 
@@ -37,9 +36,8 @@ def start_taken_over_consoles(svc: Any) -> int:
 
 
 def _start_owned(svc: Any, when: str, only_stopped: bool) -> int:
-    N = models.Node
-    rows = periodics._rows([N.console_enabled.is_(True),
-                            N.reservation.is_(None)])
+    rows = periodics._rows([("console_enabled", True),
+                            ("reservation", None)])
     started = 0
     for row in periodics.owned(svc.host, rows):
         try:
@@ -101,8 +99,7 @@ def stop_moved_consoles(svc: Any) -> int:
     here = set(power.CONSOLES_HERE)
     if not here:
         return 0
-    N = models.Node
-    rows = periodics._rows([N.uuid.in_(here)], ["console_enabled"])
+    rows = periodics._rows([("uuids", here)], ["console_enabled"])
     keep = {row["uuid"] for row in periodics.owned(svc.host, rows)
             if row["console_enabled"]}
     stopped = 0

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ironic.common import exception
-from ironic.db import api as db_api
+from ironic.objects import records
 
 # driver_internal_info key: the deploy_steps given with the request, kept
 # so the plan can be made again (after the agent reports in-band steps).
@@ -52,8 +52,7 @@ def template_steps(node: Any) -> list[dict]:
     if not traits:
         return []
     found: dict[tuple[str, str], tuple[str, dict]] = {}
-    for template in db_api.get_instance().get_deploy_templates_by_names(
-            traits):
+    for template in records.deploy_templates_named(traits):
         for step in template.steps or []:
             key = (step["interface"], step["step"])
             if key in found:

@@ -7,7 +7,6 @@ from typing import Any
 
 from ironic.common import configdrive as configdrive_mod
 from ironic.common import exception, states
-from ironic.common.task import Task
 from ironic.conductor import (
     allocations,
     cleaning,
@@ -16,7 +15,8 @@ from ironic.conductor import (
     steps,
     utils,
 )
-from ironic.db import api as db_api
+from ironic.objects.conductor import Conductor
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 KIND = steps.DEPLOY
@@ -121,7 +121,7 @@ def _run(task: Task, start: int) -> None:
 
 def _conductor_id(task: Task) -> int | None:
     try:
-        return db_api.get_instance().get_conductor(task.host).id
+        return Conductor.get_by_hostname(task.host).id
     except Exception:  # noqa: BLE001 - affinity is only a hint
         return None
 

@@ -26,12 +26,13 @@ from typing import Any
 
 from ironic import hash_ring
 from ironic.common import agent_token, exception, states, utils
-from ironic.common.task import Task
 from ironic.conductor import inspection_lookup, ramdisk, task_manager
 from ironic.conf import CONF
-from ironic.db import api as db_api
 from ironic.drivers.modules.inspector.hooks import base as hooks
 from ironic.inspection_rules import engine as rules
+from ironic.objects import node_inventory
+from ironic.objects.node import Node
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 
@@ -81,8 +82,8 @@ def create_node(node_uuid: str, inventory: dict) -> None:
                     "address; not enrolled")
         raise _refused()
     try:
-        db_api.get_instance().create_node_with_port(
-            _node_values(node_uuid), {"address": mac, "pxe_enabled": True})
+        Node.create_with_port(_node_values(node_uuid),
+                              {"address": mac, "pxe_enabled": True})
     except exception.MACAlreadyExists:
         LOG.info("Auto-discovery: the machine with MAC %s was enrolled by "
                  "a concurrent post", mac)
@@ -115,8 +116,7 @@ def process(task: Task, inventory: dict, plugin_data: dict) -> None:
     try:
         hooks.run(task, inventory, plugin_data, hooks.load())
         rules.apply_rules(task, inventory, plugin_data)
-        db_api.get_instance().set_node_inventory(node.id, inventory,
-                                                 plugin_data)
+        node_inventory.record(node.id, inventory, plugin_data)
     except Exception as e:  # noqa: BLE001 - recorded on the node
         LOG.exception("Node %s: processing the discovered machine's data "
                       "failed", node.uuid)

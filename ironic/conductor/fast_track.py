@@ -18,8 +18,8 @@ from typing import Any
 from oslo_utils import strutils
 
 from ironic.common import agent_token, exception, states
-from ironic.common.task import Task
 from ironic.conf import CONF
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

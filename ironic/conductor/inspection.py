@@ -6,10 +6,10 @@ import datetime
 import logging
 
 from ironic.common import exception, states
-from ironic.common.task import Task
 from ironic.conductor import inspection_lookup, utils
-from ironic.db import api as db_api
 from ironic.inspection_rules import engine as rules
+from ironic.objects import node_inventory
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 
@@ -124,8 +124,7 @@ def continue_inspection(task: Task, inventory: dict,
         # After the hooks, before the data is stored: rules may change
         # the plugin data, and a failing rule fails the inspection.
         rules.apply_rules(task, inventory, plugin_data)
-        db_api.get_instance().set_node_inventory(node.id, inventory,
-                                                 plugin_data)
+        node_inventory.record(node.id, inventory, plugin_data)
     except Exception as e:  # noqa: BLE001 - recorded on the node
         utils.fail(task, "fail", f"Failed to process inspection data: {e}",
                    cleanup=clean_up)

@@ -19,9 +19,9 @@ import urllib.parse
 from typing import Any, Iterable
 
 from ironic.common import exception, states, utils
-from ironic.db import api as db_api
-from ironic.db.sqlalchemy import models
+from ironic.objects import node as node_obj
 from ironic.objects.node import Node
+from ironic.objects.port import Port
 
 LOG = logging.getLogger(__name__)
 
@@ -83,16 +83,12 @@ def _nodes_by_macs(macs: Iterable[str]) -> set[int]:
     macs = [utils.normalize_mac(m) for m in macs]
     if not macs:
         return set()
-    rows = db_api.get_instance().get_port_list(
-        filters=[models.Port.address.in_(macs)], columns=["id", "node_id"],
-        limit=None)
-    return {r["node_id"] for r in rows}
+    return Port.node_ids_with_addresses(macs)
 
 
 def _waiting_nodes() -> list[dict]:
-    return db_api.get_instance().get_node_list(
-        filters=[models.Node.provision_state == states.INSPECTWAIT],
-        columns=["id", "uuid", "driver_internal_info"], limit=None)
+    return node_obj.list_rows([("provision_state", states.INSPECTWAIT)],
+                              columns=["id", "uuid", "driver_internal_info"])
 
 
 def _nodes_by_bmc(addresses: Iterable[str]) -> set[int]:

@@ -15,7 +15,7 @@ import logging
 import threading
 
 from ironic.common import exception
-from ironic.objects import housekeeping
+from ironic.objects import node_lock
 
 LOG = logging.getLogger(__name__)
 
@@ -89,9 +89,9 @@ def release_stray_locks(host: str) -> list[str]:
     of this process holds; returns their nodes' UUIDs."""
     released = []
     for node_id, uuid in LOCKS.strays(host,
-                                      housekeeping.nodes_locked_by(host)):
+                                      node_lock.locked_by(host)):
         try:
-            housekeeping.release_node_lock(host, node_id)
+            node_lock.release(host, node_id)
             released.append(uuid)
         except (exception.NodeLocked, exception.NodeNotLocked,
                 exception.NodeNotFound):

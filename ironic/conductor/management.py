@@ -11,8 +11,8 @@ import logging
 from typing import Any
 
 from ironic.common import exception, states
-from ironic.common.task import Task
 from ironic.conductor import utils
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

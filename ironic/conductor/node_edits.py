@@ -14,9 +14,8 @@ import logging
 from typing import Any
 
 from ironic.common import exception, states, utils
-from ironic.common.task import Task
 from ironic.conductor import allocations, power
-from ironic.db import api as db_api
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 
@@ -123,6 +122,6 @@ def destroy_node(task: Task) -> None:
     node = task.node
     check_destroy(node)
     power.stop_console_of_deleted_node(task)
-    db_api.get_instance().destroy_node(node.id)
+    node.destroy()
     task.lock_gone_with_node()
     LOG.info("Node %s deleted", node.uuid)

@@ -21,12 +21,11 @@ from typing import Any, Callable, Iterable, Iterator
 
 from ironic import hash_ring, metrics
 from ironic.common import exception, faults, states
-from ironic.common.task import Task
 from ironic.conductor import power, power_failures, power_sync, task_manager, waits
 from ironic.conf import CONF
-from ironic.db import api as db_api
-from ironic.db.sqlalchemy import models
+from ironic.objects import node as node_obj
 from ironic.objects.node import Node
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 
@@ -58,10 +57,12 @@ def owned(host: str, rows: Iterable[Any]) -> list[Any]:
     return out
 
 
-def _rows(filters: list, columns: list[str] | None = None) -> list:
+def _rows(criteria: list[tuple[str, Any]],
+          columns: list[str] | None = None) -> list:
+    """Every node meeting the criteria (see ``node_obj.list_rows``), as
+    dicts of the columns the hash ring needs and ``columns``."""
     cols = ["id", "uuid", "driver", "conductor_group"] + (columns or [])
-    return db_api.get_instance().get_node_list(filters=filters, columns=cols,
-                                               limit=None)
+    return node_obj.list_rows(criteria, columns=cols)
 
 
 # ---------------------------------------------------------------------------
@@ -71,15 +72,14 @@ def check_wait_timeouts(svc: Any) -> int:
     """Fail nodes that waited too long and undo what they were doing (the
     same clean-up as an abort), at most ``[conductor]periodic_max_workers``
     nodes at a time; returns how many timed out."""
-    N = models.Node
     due = []
     for state, (option, what) in WAIT_TIMEOUTS.items():
         timeout = getattr(CONF.conductor, option)
         if not timeout:
             continue
         limit = _now() - datetime.timedelta(seconds=timeout)
-        rows = _rows([N.provision_state == state, N.reservation.is_(None),
-                      N.provision_updated_at < limit])
+        rows = _rows([("provision_state", state), ("reservation", None),
+                      ("provision_updated_before", limit)])
         due += [(row, state, what, timeout)
                 for row in owned(svc.host, rows)]
     return sum(bounded(lambda item: _time_out(svc, *item), due))
@@ -134,13 +134,9 @@ _LOAD_CHUNK = 500
 
 
 def _load(ids: set[int]) -> Iterator[Node]:
-    N = models.Node
     ordered = sorted(ids)
     for start in range(0, len(ordered), _LOAD_CHUNK):
-        chunk = ordered[start:start + _LOAD_CHUNK]
-        yield from (Node.from_db(row) for row in
-                    db_api.get_instance().get_node_list(
-                        filters=[N.id.in_(chunk)], limit=None))
+        yield from Node.list_by_ids(ordered[start:start + _LOAD_CHUNK])
 
 
 def sync_power_states(svc: Any) -> int:
@@ -151,9 +147,8 @@ def sync_power_states(svc: Any) -> int:
     whose record or hardware was corrected.
     """
     started = time.monotonic()
-    N = models.Node
-    rows = _rows([N.reservation.is_(None), N.maintenance.is_(False),
-                  N.provision_state.in_(_SYNC_STATES)])
+    rows = _rows([("reservation", None), ("maintenance", False),
+                  ("provision_states", _SYNC_STATES)])
     ids = {r["id"] for r in owned(svc.host, rows)}
     del rows
     changed = 0
@@ -226,9 +221,8 @@ def _fix_power(task: Task, actual: str) -> int:
 def recover_power_failures(svc: Any) -> int:
     """Ask the BMCs of nodes a power failure put in maintenance again;
     a node whose BMC answers leaves maintenance. Returns how many did."""
-    N = models.Node
-    rows = _rows([N.reservation.is_(None), N.maintenance.is_(True),
-                  N.fault == faults.POWER_FAILURE])
+    rows = _rows([("reservation", None), ("maintenance", True),
+                  ("fault", faults.POWER_FAILURE)])
     ids = {r["id"] for r in owned(svc.host, rows)}
     if not ids:
         return 0

@@ -6,8 +6,8 @@ import logging
 from typing import Any
 
 from ironic.common import agent_token, exception, states
-from ironic.common.task import Task
 from ironic.conductor import throttle, utils
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 import logging
 
 from ironic.common import rpc
-from ironic.common.task import Task
 from ironic.conf import CONF
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

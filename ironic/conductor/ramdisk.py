@@ -21,10 +21,10 @@ from typing import Any
 
 from ironic import driver_registry, interfaces
 from ironic.common import agent_token, exception, states
-from ironic.common.task import Task
 from ironic.conductor import utils as cond_utils
 from ironic.conf import CONF
 from ironic.objects.node import Node
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ironic.common import faults, states
-from ironic.common.task import Task
 from ironic.conductor import utils
+from ironic.task import Task
 
 
 def validate_rescue(task: Task) -> None:

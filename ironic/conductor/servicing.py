@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ironic.common import states
-from ironic.common.task import Task
 from ironic.conductor import steps, utils
+from ironic.task import Task
 
 KIND = steps.SERVICE
 # driver_internal_info key: servicing runs without the ramdisk (1.108),

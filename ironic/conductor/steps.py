@@ -16,9 +16,10 @@ from typing import Any, Sequence
 
 from ironic import interfaces, metrics
 from ironic.common import exception, states
-from ironic.common.task import Task
-from ironic.conductor import power, task_manager, utils
+from ironic.conductor import power, utils
+from ironic.conductor.stopping import SHUTDOWN
 from ironic.drivers import steps as driver_steps
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 
@@ -274,7 +275,7 @@ def _reserved(task: Task, name: str, args: dict) -> str | None:
         return "hold"
     if name == "wait":
         seconds = float(args.get("seconds", 0))
-        if task_manager.SHUTDOWN.wait(max(seconds, 0)):
+        if SHUTDOWN.wait(max(seconds, 0)):
             raise exception.IronicException(
                 "The conductor stopped during a wait step.")
         return None

@@ -14,7 +14,6 @@ import logging
 from typing import Any
 
 from ironic.common import exception, states
-from ironic.common.task import Task
 from ironic.conductor import (
     cleaning,
     deployments,
@@ -26,8 +25,8 @@ from ironic.conductor import (
     utils,
 )
 from ironic.conf import CONF
-from ironic.db import api as db_api
-from ironic.db.sqlalchemy import models
+from ironic.objects import node_lock
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 
@@ -38,7 +37,7 @@ def release_dead_locks(svc: Any) -> list[str]:
                  "the database was away from here too within the last "
                  "%d s", CONF.conductor.heartbeat_timeout)
         return []
-    released = db_api.get_instance().release_dead_conductor_locks(
+    released = node_lock.release_dead_conductors_locks(
         CONF.conductor.heartbeat_timeout)
     if released:
         LOG.warning("Released locks of dead conductors on nodes %s",
@@ -47,9 +46,8 @@ def release_dead_locks(svc: Any) -> list[str]:
 
 
 def recover_orphans(svc: Any) -> int:
-    N = models.Node
-    rows = periodics._rows([N.provision_state.in_(states.WORKING_STATES),
-                            N.reservation.is_(None)])
+    rows = periodics._rows([("provision_states", states.WORKING_STATES),
+                            ("reservation", None)])
     count = 0
     for row in periodics.owned(svc.host, rows):
         try:
@@ -135,11 +133,9 @@ def take_over_active_nodes(svc: Any) -> int:
     lives on the conductor that prepared it)."""
     if svc.conductor_id is None:
         return 0
-    N = models.Node
-    rows = periodics._rows([N.provision_state == states.ACTIVE,
-                            N.reservation.is_(None),
-                            (N.conductor_affinity != svc.conductor_id)
-                            | N.conductor_affinity.is_(None)])
+    rows = periodics._rows([("provision_state", states.ACTIVE),
+                            ("reservation", None),
+                            ("not_prepared_by", svc.conductor_id)])
     count = 0
     for row in periodics.owned(svc.host, rows):
         try:

@@ -27,20 +27,24 @@ from automaton import exceptions as fsm_exc
 
 from ironic import driver_registry
 from ironic.common import agent_token, exception, outages, states, utils
-from ironic.common.task import Task
-from ironic.conductor import fast_track, pxe_filter_notice, workers
+from ironic.conductor import (
+    driver_api,
+    fast_track,
+    pxe_filter_notice,
+    workers,
+)
 from ironic.conductor import utils as cond_utils
 from ironic.conductor.lock_book import LOCKS
+from ironic.conductor.stopping import SHUTDOWN
 from ironic.conf import CONF
-from ironic.db import api as db_api
-from ironic.db.sqlalchemy import models
 from ironic.metrics import lock_held
+from ironic.objects import node_lock
 from ironic.objects.node import Node
+from ironic.objects.port import Port
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 
-# Set when the service stops: lock retries and waits end early.
-SHUTDOWN = threading.Event()
 _KEEP = object()
 # Events that mean something went wrong (or was stopped): each is recorded
 # in the node's history.
@@ -89,9 +93,8 @@ def _release_when_database_answers(host: str, node_id: int) -> None:
     peers break its locks once its heartbeat is older than
     ``[conductor]heartbeat_timeout``, and its next start clears them.
     """
-    dbapi = db_api.get_instance()
     try:
-        dbapi.release_node(host, node_id)
+        node_lock.release(host, node_id)
         return
     except Exception as e:
         if outages.dependency_outage(e) != outages.DATABASE:
@@ -109,7 +112,7 @@ def _release_when_database_answers(host: str, node_id: int) -> None:
                                 "database did not answer", node_id)
                     return
                 try:
-                    dbapi.release_node(host, node_id)
+                    node_lock.release(host, node_id)
                     LOG.info("Lock of node %s released after a database "
                              "outage", node_id)
                     return
@@ -153,6 +156,7 @@ class TaskManager:
         self._ports: list | None = None
         self._spawn: tuple | None = None
         self._locked_at: float | None = None
+        self._conductor: driver_api.TaskConductor | None = None
         self.node: Node = Node.get(node_id) if shared else \
             self._reserve(node_id, retry)
 
@@ -167,55 +171,43 @@ class TaskManager:
             node_id = utils.normalize_uuid(node_id)
         attempts = 1 + (CONF.conductor.node_locked_retry_attempts
                         if retry else 0)
-        dbapi = db_api.get_instance()
         started = time.monotonic()
         for attempt in range(attempts):
             try:
-                row = self._reserve_once(dbapi, node_id)
+                node = self._reserve_once(node_id)
                 break
             except exception.NodeLocked:
                 if attempt + 1 >= attempts or SHUTDOWN.wait(
                         CONF.conductor.node_locked_retry_interval):
                     raise
         self._locked_at = time.monotonic()
-        node = Node.from_db(row)
         self._guard_saves(node)
         LOG.debug("Node %s locked by %s for %s (took %.3f s)", node.uuid,
                   self.host, self.purpose, self._locked_at - started)
         return node
 
-    def _reserve_once(self, dbapi: Any, node_id: int | str) -> Any:
+    def _reserve_once(self, node_id: int | str) -> Node:
         token = LOCKS.taking(self.host, node_id)
-        row = None
+        node = None
         try:
-            row = dbapi.reserve_node(self.host, node_id)
-            return row
+            node = node_lock.reserve(self.host, node_id)
+            return node
         finally:
-            LOCKS.taken(token, None if row is None else row.id)
+            LOCKS.taken(token, None if node is None else node.id)
 
     def _guard_saves(self, node: Node) -> None:
         """Route ``node.save()`` through the lock-conditional write."""
         object.__setattr__(node, "save", self._save_locked)
 
     def _save_locked(self) -> None:
-        node = self.node
-        changed = node._db_values(node.what_changed())
-        if changed:
-            row = db_api.get_instance().update_node_locked(
-                node.id, self.host, changed)
-            node._refresh_from(row)
-        node.reset_changes()
+        node_lock.save_locked(self.node, self.host)
 
     def save_with_allocation(self, alloc_id: int, alloc_values: dict
                              ) -> None:
         """Write the node's changes, while this task holds the lock, and
         ``alloc_values`` to allocation ``alloc_id``, in one transaction."""
-        node = self.node
-        row = db_api.get_instance().update_node_locked_and_allocation(
-            node.id, self.host, node._db_values(node.what_changed()),
-            alloc_id, alloc_values)
-        node._refresh_from(row)
-        node.reset_changes()
+        node_lock.save_locked_with_allocation(self.node, self.host,
+                                              alloc_id, alloc_values)
 
     def upgrade_lock(self, purpose: str | None = None) -> None:
         """Turn a shared task into an exclusive one (re-reading the node)."""
@@ -230,11 +222,7 @@ class TaskManager:
         """Write the node's changes and give the lock back in one UPDATE
         (the task's block must end right after)."""
         node = self.node
-        changed = node._db_values(node.what_changed())
-        row = db_api.get_instance().update_node_locked(
-            node.id, self.host, dict(changed, reservation=None))
-        node._refresh_from(row)
-        node.reset_changes()
+        node_lock.save_locked(node, self.host, and_release=True)
         held = time.monotonic() - (self._locked_at or time.monotonic())
         LOG.debug("Node %s saved and released by %s after %s (held %.3f s)",
                   node.uuid, self.host, self.purpose, held)
@@ -297,13 +285,20 @@ class TaskManager:
     @property
     def ports(self) -> list:
         if self._ports is None:
-            self._ports = db_api.get_instance().get_port_list(
-                filters=[models.Port.node_id == self.node.id])
+            # The rows as stored (drivers read their columns).
+            self._ports = Port.list_rows([("node_id", self.node.id)])
         return self._ports
 
     @property
     def pool(self) -> workers.WorkerPool:
         return self._pool or default_pool()
+
+    @property
+    def conductor(self) -> driver_api.TaskConductor:
+        """What the node's driver may ask of the conductor."""
+        if self._conductor is None:
+            self._conductor = driver_api.TaskConductor(self, acquire)
+        return self._conductor
 
     # ------------------------------------------------------------------
     # the state machine

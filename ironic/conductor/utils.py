@@ -8,8 +8,8 @@ from typing import Any, Callable
 
 from ironic import hash_ring
 from ironic.common import exception, outages, scrub, states
-from ironic.common.task import Task
-from ironic.db import api as db_api
+from ironic.objects import node_records
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 
@@ -117,7 +117,7 @@ def record_history(task: Task, event: str, event_type: str = "provisioning",
     """
     state, target, since = snapshot or provision_snapshot(task.node)
     try:
-        db_api.get_instance().add_node_history(task.node.id, {
+        node_records.add_history(task.node.id, {
             "conductor": task.host, "event_type": event_type,
             "severity": severity, "event": scrub.text(event),
             "user": _context_value(task, "user_id", 32),

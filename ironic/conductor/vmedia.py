@@ -11,9 +11,9 @@ import logging
 from typing import Any
 
 from ironic.common import exception
-from ironic.common.task import Task
 from ironic.conductor import utils
 from ironic.drivers import base
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

@@ -20,7 +20,6 @@ import logging
 from typing import Any, Callable
 
 from ironic.common import exception, states
-from ironic.common.task import Task
 from ironic.conductor import (
     cleaning,
     deployments,
@@ -30,6 +29,7 @@ from ironic.conductor import (
     steps,
     utils,
 )
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

@@ -2,62 +2,38 @@
 
 from oslo_config import cfg
 
-from ironic.conf import (
-    agent,
-    agent_containers,
-    api,
-    auto_discovery,
-    conductor,
-    console,
-    coordination,
-    database,
-    default,
-    deploy,
-    dhcp,
-    dnsmasq,
-    fake,
-    inspection_rules,
-    inspector,
-    ipmi,
-    metrics,
-    oci,
-    pxe,
-    pxe_filter,
-    redfish,
-    service_catalog,
-    ssl,
-)
+from ironic import conf
 
 
 def list_opts() -> list[tuple[str, list[cfg.Opt]]]:
     return [
-        ("DEFAULT", default.service_opts + default.driver_opts
-         + default.cluster_opts + default.image_opts),
-        ("agent", agent.opts),
-        ("agent_containers", agent_containers.opts),
-        ("api", api.opts),
-        ("auto_discovery", auto_discovery.opts),
-        ("conductor", conductor.opts),
-        ("console", console.opts),
-        ("coordination", coordination.opts),
+        ("DEFAULT", conf.default.service_opts + conf.default.driver_opts
+         + conf.default.cluster_opts + conf.default.image_opts),
+        ("agent", conf.agent.opts),
+        ("agent_containers", conf.agent_containers.opts),
+        ("api", conf.api.opts),
+        ("auto_discovery", conf.auto_discovery.opts),
+        ("conductor", conf.conductor.opts),
+        ("console", conf.console.opts),
+        ("coordination", conf.coordination.opts),
         # oslo.db's own options come from its namespace in the generator
         # config; listing them here too would print each of them twice.
-        ("database", database.opts),
-        ("deploy", deploy.opts),
-        ("dhcp", dhcp.opts),
-        ("dnsmasq", dnsmasq.opts),
-        ("fake", fake.opts),
-        ("inspection_rules", inspection_rules.opts),
-        ("inspector", inspector.opts),
-        ("ipmi", ipmi.opts),
-        ("metrics", metrics.opts),
-        ("metrics_statsd", metrics.statsd_opts),
-        ("oci", oci.opts),
-        ("pxe", pxe.opts),
-        ("pxe_filter", pxe_filter.opts),
-        ("redfish", redfish.opts),
-        ("service_catalog", service_catalog.opts),
-        ("ssl", ssl.opts),
+        ("database", conf.database.opts),
+        ("deploy", conf.deploy.opts),
+        ("dhcp", conf.dhcp.opts),
+        ("dnsmasq", conf.dnsmasq.opts),
+        ("fake", conf.fake.opts),
+        ("inspection_rules", conf.inspection_rules.opts),
+        ("inspector", conf.inspector.opts),
+        ("ipmi", conf.ipmi.opts),
+        ("metrics", conf.metrics.opts),
+        ("metrics_statsd", conf.metrics.statsd_opts),
+        ("oci", conf.oci.opts),
+        ("pxe", conf.pxe.opts),
+        ("pxe_filter", conf.pxe_filter.opts),
+        ("redfish", conf.redfish.opts),
+        ("service_catalog", conf.service_catalog.opts),
+        ("ssl", conf.ssl.opts),
     ]
 
 

@@ -21,6 +21,11 @@ def _config(connection=None) -> alembic_config.Config:
     return cfg
 
 
+def dispose() -> None:
+    """Close the engine's connections (a command is done with them)."""
+    sqla_api.dispose()
+
+
 def upgrade(revision: str = "head", engine=None) -> None:
     engine = engine or sqla_api.get_engine()
     with engine.begin() as conn:

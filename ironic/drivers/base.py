@@ -18,7 +18,6 @@ from typing import Any, ClassVar
 
 from ironic import interfaces
 from ironic.common import exception, raid, states
-from ironic.common.task import Task
 from ironic.drivers import passthru as _passthru
 from ironic.drivers import periodic as _periodic
 from ironic.drivers import steps as _steps
@@ -30,6 +29,7 @@ from ironic.drivers.steps import (
     service_step,
     verify_step,
 )
+from ironic.task import Task
 
 # The vocabulary, under the names drivers know it by.
 INTERFACE_TYPES = interfaces.TYPES

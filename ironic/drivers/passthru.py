@@ -14,7 +14,7 @@ import dataclasses
 from typing import Any, Callable
 
 from ironic.common import exception
-from ironic.common.task import Task
+from ironic.task import Task
 
 _NODE_MARK = "_ironic_passthru"
 _DRIVER_MARK = "_ironic_driver_passthru"

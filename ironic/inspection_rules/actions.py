@@ -17,7 +17,6 @@ import requests
 from urllib3.util import retry as urllib3_retry
 
 from ironic.common import exception
-from ironic.db import api as db_api
 from ironic.inspection_rules import interpolation, plugin
 from ironic.inspection_rules.plugin import ArgumentError
 from ironic.objects.port import Port
@@ -231,7 +230,7 @@ class AddTrait(Action):
             _check_trait(name)
         except ArgumentError as e:
             raise Failure(str(e)) from e
-        db_api.get_instance().add_node_trait(scope.task.node.id, name)
+        scope.task.node.add_trait(name)
 
 
 class RemoveTrait(Action):
@@ -239,8 +238,7 @@ class RemoveTrait(Action):
 
     def __call__(self, scope: plugin.Scope, name: Any) -> None:
         try:
-            db_api.get_instance().delete_node_trait(scope.task.node.id,
-                                                    str(name))
+            scope.task.node.remove_trait(str(name))
         except exception.NodeTraitNotFound:
             LOG.info("Node %s has no trait %s to remove",
                      scope.task.node.uuid, name)

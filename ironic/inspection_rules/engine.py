@@ -17,10 +17,10 @@ import threading
 import yaml
 
 from ironic.common import exception
-from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.inspection_rules import actions, operators, plugin, validation
 from ironic.objects.inspection_rule import InspectionRule
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, ClassVar, Iterator
 
-from ironic.common.task import Task
 from ironic.inspection_rules import interpolation, masking
+from ironic.task import Task
 
 _NO_ITEM = object()
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, Sequence
+
 from ironic.common import exception, utils
 from ironic.db import api as db_api
 from ironic.objects.base import (
@@ -71,3 +73,25 @@ class Allocation(IronicObject):
         if utils.is_valid_logical_name(ident):
             return cls.from_db(dbapi.get_allocation(ident, "name"))
         raise exception.AllocationNotFound(allocation=ident)
+
+    @classmethod
+    def claim(cls, alloc_id: int, previous: int | None,
+              conductor_id: int) -> bool:
+        """Make conductor ``conductor_id`` process an allocation still
+        allocating under conductor ``previous`` (one UPDATE, compare and
+        swap: of several claimers one wins); True when this one did."""
+        return db_api.get_instance().claim_allocation(alloc_id, previous,
+                                                      conductor_id)
+
+    @staticmethod
+    def node_candidates(*, resource_class: str, traits: Sequence[str] = (),
+                        candidate_nodes: Sequence[str] = (),
+                        owner: str | None = None,
+                        conductor_group: str | None = None
+                        ) -> list[dict[str, Any]]:
+        """id, uuid and name of the nodes an allocation could get now
+        (available, unlocked, free, of the class, with every trait)."""
+        return db_api.get_instance().allocation_candidates(
+            resource_class=resource_class, traits=traits,
+            candidate_nodes=candidate_nodes, owner=owner,
+            conductor_group=conductor_group)

@@ -224,7 +224,13 @@ class IronicObject:
         self.reset_changes()
 
     def destroy(self) -> None:
-        getattr(db_api.get_instance(), self._db_destroy)(self.id)
+        self.delete(self.id)
+
+    @classmethod
+    def delete(cls, obj_id: int) -> None:
+        """Delete the row with this database id (its NotFound when none)
+        without loading it first."""
+        getattr(db_api.get_instance(), cls._db_destroy)(obj_id)
 
     @classmethod
     def table_columns(cls) -> tuple[str, ...]:

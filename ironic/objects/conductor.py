@@ -65,6 +65,18 @@ class Conductor(IronicObject):
     def unregister(self) -> None:
         db_api.get_instance().unregister_conductor(self.hostname)
 
-    def register_hardware_interfaces(self, interfaces: builtins.list[dict]) -> None:
+    @staticmethod
+    def record_hardware_interfaces(conductor_id: int,
+                                   interfaces: builtins.list[dict]) -> None:
+        """Replace the hardware interface records (hardware_type,
+        interface_type, interface_name, default) of conductor
+        ``conductor_id``."""
         db_api.get_instance().register_conductor_hardware_interfaces(
-            self.id, interfaces)
+            conductor_id, interfaces)
+
+    @staticmethod
+    def live_hardware() -> builtins.list[dict]:
+        """The hardware interface records of the live conductors, each
+        with its conductor's hostname, in registration order."""
+        return db_api.get_instance().list_live_hardware(
+            CONF.conductor.heartbeat_timeout)

@@ -1,7 +1,7 @@
 """Cluster-wide reads and writes that belong to no single record: the
 leader's pruning, the deploy/clean limits' counts, the power sync's
-batched failure records, the database's liveness probe and a conductor's
-look at the node locks it holds."""
+batched failure records and the database's liveness probe (the node locks
+are in ``node_lock``)."""
 
 from __future__ import annotations
 
@@ -35,17 +35,6 @@ def prune_inspection_data() -> int:
 def count_in_provision_states(provision_states: Iterable[str]) -> int:
     return db_api.get_instance().count_nodes_in_provision_state(
         provision_states)
-
-
-def nodes_locked_by(host: str) -> list[tuple[int, str]]:
-    """(id, uuid) of every node whose lock ``host`` holds."""
-    return db_api.get_instance().get_nodes_reserved_by(host)
-
-
-def release_node_lock(host: str, node_id: int) -> None:
-    """Give back ``host``'s lock of a node: NodeLocked when another holds
-    it, NodeNotLocked when nobody does."""
-    db_api.get_instance().release_node(host, node_id)
 
 
 def write_idle_nodes(changes: Iterable[tuple[int, dict]],

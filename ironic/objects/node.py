@@ -170,6 +170,14 @@ class Node(IronicObject):
         return node
 
     @classmethod
+    def list_by_ids(cls, ids: Iterable[int]) -> list[Node]:
+        """The nodes with these database ids (whole rows, one query,
+        without traits), by id."""
+        return [cls.from_db(row) for row in
+                db_api.get_instance().get_nodes_matching(
+                    [("ids", ids)], limit=None)]
+
+    @classmethod
     def get_by_port_addresses(cls, addresses: list[str]) -> Node:
         """The one node owning ports with any of ``addresses`` (the
         ramdisk's lookup); NodeNotFound when none does or several do."""
@@ -188,6 +196,14 @@ class Node(IronicObject):
             self._db_values(self.fields), traits)
         self._refresh_from(db_obj)
         object.__setattr__(self, "traits", list(traits))
+
+    @classmethod
+    def create_with_port(cls, values: dict[str, Any],
+                         port_values: dict[str, Any]) -> None:
+        """Create a node and one port of it in one transaction: of two
+        creations naming the same MAC address one fails (MACAlreadyExists).
+        """
+        db_api.get_instance().create_node_with_port(values, port_values)
 
     def load_traits(self) -> list[str]:
         traits = db_api.get_instance().get_node_traits(self.id)

@@ -31,6 +31,12 @@ def history(node_id: int, *, limit: int | None,
         node_id, limit=limit, marker=marker)
 
 
+def add_history(node_id: int, values: dict[str, Any]) -> None:
+    """Append an event (the history table's columns) to the node's
+    history."""
+    db_api.get_instance().add_node_history(node_id, values)
+
+
 def history_event(node_id: int, uuid: str) -> Any:
     """One history event of the node; NotFound when it has no such one."""
     return db_api.get_instance().get_node_history_event(node_id, uuid)

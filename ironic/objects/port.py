@@ -90,6 +90,12 @@ class Port(IronicObject):
         filter; one query."""
         return db_api.get_instance().get_boot_filter_rows(inspection_states)
 
+    @staticmethod
+    def node_ids_with_addresses(addresses: list[str]) -> set[int]:
+        """Database ids of the nodes owning ports with any of these
+        (normalized) MAC addresses; one query."""
+        return db_api.get_instance().node_ids_with_port_addresses(addresses)
+
     @classmethod
     def list_for_node(cls, node_id: int) -> list[Port]:
         """Every port of the node (by database id)."""

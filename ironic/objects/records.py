@@ -119,6 +119,12 @@ RUNBOOK_FIELDS: dict[str, Field] = {
 }
 
 DEPLOY_TEMPLATES = Records("deploy_template", "DeployTemplate")
+
+
+def deploy_templates_named(names: Iterable[str]) -> list[Any]:
+    """The deploy templates whose names are among ``names`` (a node's
+    instance traits), in one query."""
+    return db_api.get_instance().get_deploy_templates_by_names(names)
 RUNBOOKS = Records("runbook", "Runbook")
 
 

@@ -530,6 +530,14 @@ class Connection(ConductorQueries, HardwareQueries, NodeResourceQueries,
     def get_port_list(self, filters: Iterable = (), **kwargs) -> list:
         return self._list(models.Port, filters=filters, **kwargs)
 
+    def node_ids_with_port_addresses(self, addresses: Sequence[str]
+                                     ) -> set[int]:
+        """Ids of the nodes owning ports with any of ``addresses``."""
+        rows = self.get_port_list(
+            filters=[models.Port.address.in_(list(addresses))],
+            columns=["id", "node_id"], limit=None)
+        return {r["node_id"] for r in rows}
+
     def get_ports_of_node(self, node_id: int) -> list:
         return self.get_port_list(filters=[models.Port.node_id == node_id])
 

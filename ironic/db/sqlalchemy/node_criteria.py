@@ -12,6 +12,14 @@ must meet; only here do they become SQL. Names are the node fields, plus:
 ``top_level``        True: the node has no parent node
 ``project``          the node's owner or lessee
 ``ids``              a list: the node's database id is one of these
+
+and, for the conductor's periodic sweeps:
+
+``uuids``            a list: the node's UUID is one of these
+``provision_states`` a list: the node is in one of these states
+``provision_updated_before``  a time: its state is older than that
+``not_prepared_by``  a conductor id: the node's conductor_affinity is
+                     another conductor or none
 """
 
 from __future__ import annotations
@@ -23,12 +31,14 @@ from ironic.db.sqlalchemy import models
 Criteria = Iterable[tuple[str, Any]]
 
 N = models.Node
-_FLAGS = ("maintenance", "auto_discovered")
+_FLAGS = ("maintenance", "auto_discovered", "console_enabled")
+_IN_LIST = {"shard": N.shard, "ids": N.id, "uuids": N.uuid,
+            "provision_states": N.provision_state}
 
 
 def _condition(name: str, value: Any) -> Any:
-    if name == "shard":
-        return N.shard.in_(list(value))
+    if name in _IN_LIST:
+        return _IN_LIST[name].in_(list(value))
     if name in _FLAGS:
         return getattr(N, name).is_(bool(value))
     if name == "retired":
@@ -44,8 +54,11 @@ def _condition(name: str, value: Any) -> Any:
     if name == "top_level":
         return N.parent_node.is_(None) if value else \
             N.parent_node.is_not(None)
-    if name == "ids":
-        return N.id.in_(list(value))
+    if name == "provision_updated_before":
+        return N.provision_updated_at < value
+    if name == "not_prepared_by":
+        return (N.conductor_affinity != value) | \
+            N.conductor_affinity.is_(None)
     if name == "project":
         return (N.owner == value) | (N.lessee == value)
     if name in N.__table__.c:

@@ -26,8 +26,6 @@ import time
 from oslo_utils import strutils
 
 from ironic.common import agent_token, boot_devices, exception, states
-from ironic.common.task import Task
-from ironic.conductor import driver_api
 from ironic.conf import CONF
 from ironic.drivers import base
 from ironic.drivers.modules import (
@@ -38,6 +36,7 @@ from ironic.drivers.modules import (
     agent_state,
     instance_image,
 )
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 
@@ -59,8 +58,8 @@ class AgentDeploy(agent_base.AgentDeployBase):
         if node.provision_state != states.DEPLOYING:
             return
         task.driver.network.validate(task)
-        if not driver_api.fast_track_usable(task):
-            driver_api.power_off_or_reboot(task)
+        if not task.conductor.fast_track_usable():
+            task.conductor.power_off_or_reboot()
         info = agent_state.AgentInfo(node)
         info.forget_cached_steps("deploy")
         info.forget_operation()
@@ -169,10 +168,10 @@ class AgentDeploy(agent_base.AgentDeployBase):
             (node.driver_info or {}).get("deploy_forces_oob_reboot", False))
         if not _can_power_on(task):
             _sync(task)
-            driver_api.node_power_action(task, states.REBOOT)
+            task.conductor.power_action(states.REBOOT)
         elif forced_oob:
             _sync(task)
-            driver_api.node_power_action(task, states.POWER_OFF)
+            task.conductor.power_action(states.POWER_OFF)
         else:
             _soft_power_off(task)
 
@@ -185,9 +184,9 @@ class AgentDeploy(agent_base.AgentDeployBase):
     @base.deploy_step(priority=20)
     def boot_instance(self, task: Task) -> None:
         if task.node.disable_power_off:
-            driver_api.node_power_action(task, states.REBOOT)
+            task.conductor.power_action(states.REBOOT)
         elif _can_power_on(task):
-            driver_api.node_power_action(task, states.POWER_ON)
+            task.conductor.power_action(states.POWER_ON)
         else:
             LOG.info("Node %s cannot be powered on remotely; it was "
                      "rebooted into the instance", task.node.uuid)
@@ -240,4 +239,4 @@ def _soft_power_off(task: Task) -> None:
                         node.uuid, e)
     LOG.warning("Node %s did not power off by itself; powering it off out "
                 "of band", node.uuid)
-    driver_api.node_power_action(task, states.POWER_OFF)
+    task.conductor.power_action(states.POWER_OFF)

@@ -25,11 +25,10 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from ironic.common import exception, states, utils
-from ironic.common.task import Task
-from ironic.conductor import driver_api
 from ironic.conf import CONF
 from ironic.drivers import base
 from ironic.drivers.modules import agent_client, agent_image, agent_logs, agent_state
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 
@@ -70,7 +69,7 @@ def power_off(task: Task) -> None:
     last_error: tear downs run after failures and aborts whose reason the
     successful power action would otherwise erase."""
     kept = task.node.last_error
-    driver_api.power_off_or_reboot(task)
+    task.conductor.power_off_or_reboot()
     if kept and task.node.last_error is None:
         task.node.last_error = kept
         task.node.save()
@@ -243,8 +242,7 @@ class AgentStepsMixin(_Interface):
         return WAIT_STATE[kind]
 
     def _retry_later(self, task: Task, kind: str) -> str:
-        driver_api.StepState(task.node, driver_api.STEP_KINDS[kind]) \
-            .repeat_current()
+        task.conductor.repeat_current_step(kind)
         agent_state.AgentInfo(task.node).clear_pending_command()
         task.node.save()
         return WAIT_STATE[kind]
@@ -283,7 +281,7 @@ class AgentStepsMixin(_Interface):
             if info.cached_steps(kind) is None:
                 self.refresh_steps(task, kind)
                 doing = f"Failed to plan the {kind} steps with the agent's"
-                driver_api.replan_steps(task, kind)
+                task.conductor.replan_steps(kind)
                 node.save()
             doing = f"Failed to continue the {kind} steps"
             self._process(task, kind)
@@ -295,7 +293,7 @@ class AgentStepsMixin(_Interface):
                           node.uuid)
             if node.provision_state in (WAIT_STATE[kind],
                                         *_WORKING.get(kind, ())):
-                driver_api.fail_steps(task, kind, f"{doing}: {e}")
+                task.conductor.fail_steps(kind, f"{doing}: {e}")
 
     def _process(self, task: Task, kind: str) -> None:
         node = task.node
@@ -306,12 +304,12 @@ class AgentStepsMixin(_Interface):
             info.set_rebooting(kind, False)
             info.clear_pending_command()
             node.save()
-            driver_api.resume_steps(task, kind)
+            task.conductor.resume_steps(kind)
             return
         pending = info.pending_command
         if pending is None:
             # The step that waited was waiting for the agent itself.
-            driver_api.resume_steps(task, kind)
+            task.conductor.resume_steps(kind)
             return
         result = agent_client.AgentClient(node).last_command(pending["name"])
         self._check_result(task, kind, pending["name"], result)
@@ -325,7 +323,7 @@ class AgentStepsMixin(_Interface):
                         "%s (it may have restarted); running the step "
                         "again", node.uuid, name, step_id(current))
             self._retry_later(task, kind)
-            driver_api.resume_steps(task, kind)
+            task.conductor.resume_steps(kind)
             return
         status = result.get("command_status")
         if status == agent_client.RUNNING:
@@ -338,9 +336,9 @@ class AgentStepsMixin(_Interface):
         else:
             error = agent_client.command_error(result)
             agent_logs.on_failure(task, _LOG_LABELS.get(kind))
-            driver_api.fail_steps(task, kind, f"{kind.capitalize()} step "
-                            f"{step_id(current)} failed on node "
-                            f"{node.uuid}: {error}")
+            task.conductor.fail_steps(kind, f"{kind.capitalize()} step "
+                                      f"{step_id(current)} failed on node "
+                                      f"{node.uuid}: {error}")
 
     @staticmethod
     def _result_is_for(kind: str, result: dict, current: dict) -> bool:
@@ -371,15 +369,15 @@ class AgentStepsMixin(_Interface):
             node.save()
             return
         node.save()
-        driver_api.resume_steps(task, kind)
+        task.conductor.resume_steps(kind)
 
     def _version_mismatch(self, task: Task, kind: str) -> None:
         """The agent's hardware managers changed since it gave its steps."""
         node = task.node
         if kind == "deploy":
-            driver_api.fail_steps(task, kind, "The agent's hardware managers "
-                            "changed during the deployment (version "
-                            "mismatch); deploy again.")
+            task.conductor.fail_steps(kind, "The agent's hardware managers "
+                                      "changed during the deployment "
+                                      "(version mismatch); deploy again.")
             return
         self.refresh_steps(task, kind)
         automated = kind == "clean" and \
@@ -387,13 +385,11 @@ class AgentStepsMixin(_Interface):
         if automated:
             LOG.info("Node %s: agent version changed, automated cleaning "
                      "starts over", node.uuid)
-            clean = driver_api.STEP_KINDS[kind]
-            driver_api.StepState(node, clean).store(
-                driver_api.automated_steps(task, clean))
+            task.conductor.restart_automated_steps(kind)
         else:
             self._retry_later(task, kind)
         node.save()
-        driver_api.resume_steps(task, kind)
+        task.conductor.resume_steps(kind)
 
     # -- booting the agent -------------------------------------------------
 
@@ -402,33 +398,29 @@ class AgentStepsMixin(_Interface):
         or, with fast track, use the agent that is running."""
         node = task.node
         agent_state.AgentInfo(node).clear_pending_command()
-        if driver_api.fast_track_usable(task):
+        if task.conductor.fast_track_usable():
             self._kick_running_agent(task)
             return
-        driver_api.forget_agent_before_ramdisk(task)
+        task.conductor.forget_agent_before_ramdisk()
         task.driver.boot.prepare_ramdisk(task, ramdisk_params(task))
         if task.driver.power.get_power_state(task) == states.POWER_ON:
-            driver_api.node_power_action(task, states.REBOOT)
+            task.conductor.power_action(states.REBOOT)
         else:
-            driver_api.node_power_action(task, states.POWER_ON)
-
+            task.conductor.power_action(states.POWER_ON)
 
     def _kick_running_agent(self, task: Task) -> None:
         """Fast track: act as on the running agent's next heartbeat, as
         soon as the caller has moved the node to its wait state and
         released it (the agent only heartbeats every few minutes when
         idle)."""
-        node_uuid, host, pool = task.node.uuid, task.host, task.pool
-        context = task.context
+        node_uuid, conductor = task.node.uuid, task.conductor
 
         def kick() -> None:
             try:
-                with driver_api.acquire(context, node_uuid, host=host,
-                                          pool=pool,
-                                          purpose="fast track") as t:
+                with conductor.acquire(purpose="fast track") as t:
                     info = t.node.driver_internal_info or {}
                     if t.node.provision_state in KIND_OF_WAIT and \
-                            driver_api.agent_alive(t.node):
+                            t.conductor.agent_alive():
                         self.heartbeat(t, info["agent_url"],
                                        info.get("agent_version"))
             except Exception:  # noqa: BLE001 - the next heartbeat retries
@@ -489,13 +481,13 @@ class AgentCleaningMixin(_Interface):
         task.driver.network.remove_servicing_network(task)
         # Back to the instance.
         task.driver.boot.prepare_instance(task)
-        driver_api.node_power_action(task, states.REBOOT)
+        task.conductor.power_action(states.REBOOT)
 
     def _leave_agent(self, task: Task) -> None:
         node = task.node
         agent_state.AgentInfo(node).forget_operation()
         task.driver.boot.clean_up_ramdisk(task)
-        if driver_api.keeps_agent(node) and driver_api.agent_alive(node):
+        if task.conductor.keeps_agent() and task.conductor.agent_alive():
             LOG.info("Node %s: fast track, the agent is left running",
                      node.uuid)
         else:

@@ -20,9 +20,9 @@ import threading
 from typing import Any
 
 from ironic.common import agent_token, exception
-from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers.modules import agent_client
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

@@ -24,7 +24,6 @@ import logging
 from typing import Any
 
 from ironic.common import exception, states
-from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers import base
 from ironic.drivers.modules import (
@@ -33,6 +32,7 @@ from ironic.drivers.modules import (
     agent_state,
     pxe_info,
 )
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

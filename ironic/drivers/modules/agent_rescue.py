@@ -17,11 +17,10 @@ import logging
 from typing import Any
 
 from ironic.common import exception, password_hash, states
-from ironic.common.task import Task
-from ironic.conductor import driver_api
 from ironic.conf import CONF
 from ironic.drivers import base
 from ironic.drivers.modules import agent_base, agent_client
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 
@@ -57,15 +56,15 @@ class AgentRescue(base.RescueInterface):
         _set_instance_info(node, **{HASHED_PASSWORD: password_hash.sha_crypt(
             password, CONF.conductor.rescue_password_hash_algorithm)})
         node.save()
-        driver_api.power_off_or_reboot(task)
+        task.conductor.power_off_or_reboot()
         task.driver.boot.clean_up_instance(task)
         network = task.driver.network
         network.unconfigure_tenant_networks(task)
         network.add_rescuing_network(task)
-        driver_api.forget_agent_before_ramdisk(task)
+        task.conductor.forget_agent_before_ramdisk()
         task.driver.boot.prepare_ramdisk(task, agent_base.ramdisk_params(task))
         if not node.disable_power_off:
-            driver_api.node_power_action(task, states.POWER_ON)
+            task.conductor.power_action(states.POWER_ON)
         LOG.info("Node %s is booting its rescue ramdisk", node.uuid)
         return states.RESCUEWAIT
 
@@ -99,8 +98,9 @@ class AgentRescue(base.RescueInterface):
                      node.uuid, e)
             return
         except Exception as e:  # noqa: BLE001 - the node records it
-            driver_api.fail_node(task, "fail", f"Failed to finalize the rescue "
-                                          f"of node {node.uuid}: {e}")
+            task.conductor.fail_node("fail", f"Failed to finalize the "
+                                             f"rescue of node {node.uuid}: "
+                                             f"{e}")
             return
         task.process_event("resume")
         # The agent has the password: nothing of the rescue boot is
@@ -111,12 +111,12 @@ class AgentRescue(base.RescueInterface):
         LOG.info("Node %s is in rescue", node.uuid)
 
     def unrescue(self, task: Task) -> str:
-        driver_api.power_off_or_reboot(task)
+        task.conductor.power_off_or_reboot()
         self.clean_up(task)
         task.driver.network.configure_tenant_networks(task)
         task.driver.boot.prepare_instance(task)
         if not task.node.disable_power_off:
-            driver_api.node_power_action(task, states.POWER_ON)
+            task.conductor.power_action(states.POWER_ON)
         return states.ACTIVE
 
     def clean_up(self, task: Task) -> None:

@@ -22,11 +22,10 @@ from ironic.common import (
     indicator_states,
     states,
 )
-from ironic.common.task import Task
-from ironic.conductor import driver_api
 from ironic.conf import CONF
 from ironic.drivers import base
 from ironic.objects import node_settings
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 
@@ -45,12 +44,12 @@ def delay_seconds(kind: str) -> float:
     return max(random.triangular(low, high, low), 0.0)
 
 
-def _sleep(kind: str) -> None:
+def _sleep(task: Task, kind: str) -> None:
     seconds = delay_seconds(kind)
     if seconds:
-        # The conductor sets SHUTDOWN when it stops: no fake delay
-        # outlives a shutdown.
-        driver_api.SHUTDOWN.wait(seconds)
+        # The conductor's sleep ends when it stops: no fake delay outlives
+        # a shutdown.
+        task.conductor.sleep(seconds)
 
 
 def _set_internal(task: Task, key: str, value: Any) -> None:
@@ -90,11 +89,11 @@ class FakePower(_NoProperties, base.PowerInterface):
                 err=f"set_power_state called with an invalid power state: "
                     f"{power_state}. Supported: "
                     f"{', '.join(_POWER_RESULT)}")
-        _sleep("power")
+        _sleep(task, "power")
         task.node.power_state = _POWER_RESULT[power_state]
 
     def reboot(self, task: Task, timeout: int | None = None) -> None:
-        _sleep("power")
+        _sleep(task, "power")
         task.node.power_state = states.POWER_ON
 
     def get_supported_power_states(self, task: Task) -> list[str]:
@@ -116,7 +115,7 @@ class FakeManagement(_NoProperties, base.ManagementInterface):
             raise exception.InvalidParameterValue(
                 err=f"Invalid boot device {device} specified. Supported: "
                     f"{', '.join(self._DEVICES)}")
-        _sleep("management")
+        _sleep(task, "management")
         _set_internal(task, "fake_boot_device",
                       {"boot_device": device, "persistent": bool(persistent)})
 
@@ -191,7 +190,7 @@ class FakeManagement(_NoProperties, base.ManagementInterface):
         if state not in self._INDICATORS[component][indicator]:
             raise exception.InvalidParameterValue(
                 err=f"Indicator {key} can not be set to {state}.")
-        _sleep("management")
+        _sleep(task, "management")
         saved = dict((task.node.driver_internal_info or {}).get(
             "fake_indicators", {}))
         saved[key] = state
@@ -205,7 +204,7 @@ class FakeManagement(_NoProperties, base.ManagementInterface):
         if device_type not in self._VMEDIA:
             raise exception.InvalidParameterValue(
                 err=f"Unknown virtual media device type {device_type!r}.")
-        _sleep("management")
+        _sleep(task, "management")
         media = dict((task.node.driver_internal_info or {}).get(
             "fake_vmedia") or {})
         media[device_type] = image_url
@@ -235,16 +234,16 @@ class FakeBoot(_NoProperties, base.BootInterface):
     capabilities = ("ramdisk_boot",)
 
     def prepare_ramdisk(self, task: Task, ramdisk_params: dict) -> None:
-        _sleep("boot")
+        _sleep(task, "boot")
 
     def clean_up_ramdisk(self, task: Task) -> None:
-        _sleep("boot")
+        _sleep(task, "boot")
 
     def prepare_instance(self, task: Task) -> None:
-        _sleep("boot")
+        _sleep(task, "boot")
 
     def clean_up_instance(self, task: Task) -> None:
-        _sleep("boot")
+        _sleep(task, "boot")
 
     def validate_inspection(self, task: Task) -> None:
         return None
@@ -264,11 +263,11 @@ class FakeDeploy(_NoProperties, base.DeployInterface):
 
     @base.deploy_step(priority=100)
     def deploy(self, task: Task) -> None:
-        _sleep("deploy")
+        _sleep(task, "deploy")
         return None
 
     def tear_down(self, task: Task) -> str:
-        _sleep("deploy")
+        _sleep(task, "deploy")
         return "deleted"
 
     def prepare(self, task: Task) -> None:
@@ -284,7 +283,7 @@ class FakeDeploy(_NoProperties, base.DeployInterface):
 class FakeInspect(_NoProperties, base.InspectInterface):
 
     def inspect_hardware(self, task: Task) -> str:
-        _sleep("inspect")
+        _sleep(task, "inspect")
         return states.MANAGEABLE
 
     def abort(self, task: Task) -> None:
@@ -306,11 +305,11 @@ class FakeConsole(_NoProperties, base.ConsoleInterface):
 class FakeRescue(_NoProperties, base.RescueInterface):
 
     def rescue(self, task: Task) -> str:
-        _sleep("rescue")
+        _sleep(task, "rescue")
         return states.RESCUE
 
     def unrescue(self, task: Task) -> str:
-        _sleep("rescue")
+        _sleep(task, "rescue")
         return states.ACTIVE
 
 
@@ -338,7 +337,7 @@ class FakeBIOS(_NoProperties, base.BIOSInterface):
                        requires_ramdisk=False)
     def apply_configuration(self, task: Task, settings: list[dict]) -> None:
         _check_settings(settings, ("name", "value"), "BIOS settings")
-        _sleep("bios")
+        _sleep(task, "bios")
         LOG.debug("Fake BIOS settings applied to node %s: %s",
                   task.node.uuid, settings)
 
@@ -346,7 +345,7 @@ class FakeBIOS(_NoProperties, base.BIOSInterface):
     @base.deploy_step(priority=0, requires_ramdisk=False)
     @base.service_step(priority=0, requires_ramdisk=False)
     def factory_reset(self, task: Task) -> None:
-        _sleep("bios")
+        _sleep(task, "bios")
         LOG.debug("Fake BIOS factory reset on node %s", task.node.uuid)
 
     def cache_bios_settings(self, task: Task) -> None:
@@ -377,7 +376,7 @@ class FakeRAID(_NoProperties, base.RAIDInterface):
         disks = [d for d in target.get("logical_disks", [])
                  if (root and d.get("is_root_volume"))
                  or (nonroot and not d.get("is_root_volume"))]
-        _sleep("raid")
+        _sleep(task, "raid")
         task.node.raid_config = {"logical_disks": disks}
 
     @base.clean_step(priority=0, argsinfo=_RAID_CREATE_ARGS)
@@ -393,7 +392,7 @@ class FakeRAID(_NoProperties, base.RAIDInterface):
 
     @base.clean_step(priority=0)
     def delete_configuration(self, task: Task) -> None:
-        _sleep("raid")
+        _sleep(task, "raid")
         task.node.raid_config = {}
 
     @base.deploy_step(priority=0, argsinfo=_RAID_APPLY_ARGS)
@@ -417,7 +416,7 @@ class FakeFirmware(_NoProperties, base.FirmwareInterface):
                        requires_ramdisk=False)
     def update(self, task: Task, settings: list[dict]) -> None:
         _check_settings(settings, ("component", "url"), "Firmware updates")
-        _sleep("firmware")
+        _sleep(task, "firmware")
 
     def cache_firmware_components(self, task: Task) -> None:
         """Record the made-up firmware of a fake machine, so the firmware
@@ -450,13 +449,13 @@ class FakeVendor(_NoProperties, base.VendorInterface):
                    "asynchronously.")
     def first_method(self, task: Task, http_method: str, bar: Any,
                      **kwargs: Any) -> None:
-        _sleep("vendor")
+        _sleep(task, "vendor")
 
     @base.passthru(["POST", "GET"], async_=False,
                    description="Return the value of bar.")
     def second_method(self, task: Task, http_method: str, bar: Any,
                       **kwargs: Any) -> dict:
-        _sleep("vendor")
+        _sleep(task, "vendor")
         return {"bar": bar, "http_method": http_method}
 
     @base.passthru(["POST"], async_=False, require_exclusive_lock=False,
@@ -478,10 +477,10 @@ class FakeStorage(_NoProperties, base.StorageInterface):
     written as with local boot."""
 
     def attach_volumes(self, task: Task) -> None:
-        _sleep("storage")
+        _sleep(task, "storage")
 
     def detach_volumes(self, task: Task) -> None:
-        _sleep("storage")
+        _sleep(task, "storage")
 
     def should_write_image(self, task: Task) -> bool:
         return True

@@ -19,11 +19,11 @@ from ironic.common import (
     indicator_states,
     states,
 )
-from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers import base
 from ironic.drivers.modules import ipmi_client
 from ironic.metrics import bmc_call
+from ironic.task import Task
 
 PROPERTIES = {
     "ipmi_address": "IP address or hostname of the BMC. Required.",

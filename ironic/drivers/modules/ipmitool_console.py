@@ -13,11 +13,11 @@ from __future__ import annotations
 import logging
 
 from ironic.common import exception
-from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.conf import console as console_conf
 from ironic.drivers import base
 from ironic.drivers.modules import console_utils, ipmi_client, ipmitool
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 import os
 
 from ironic.common import boot_devices, boot_modes, exception
-from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers.modules import boot_config, pxe, pxe_base, pxe_info
+from ironic.task import Task
 
 BOOT_SCRIPT = "boot.ipxe"
 #: Under http_root, on the file system of the node links it serves.

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from ironic.common import exception
-from ironic.common.task import Task
 from ironic.drivers import base
+from ironic.task import Task
 
 
 class _Refuse:

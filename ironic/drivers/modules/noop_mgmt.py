@@ -8,8 +8,8 @@ boot device succeeds without doing anything and reading it reports unknown.
 from __future__ import annotations
 
 from ironic.common import boot_devices
-from ironic.common.task import Task
 from ironic.drivers import base
+from ironic.task import Task
 
 
 class NoopManagement(base.ManagementInterface):

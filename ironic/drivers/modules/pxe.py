@@ -16,9 +16,9 @@ from __future__ import annotations
 import os
 
 from ironic.common import boot_devices, boot_modes, exception
-from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers.modules import boot_config, pxe_base, pxe_info
+from ironic.task import Task
 
 
 def tftp_options(bootfile: str) -> list[dict]:

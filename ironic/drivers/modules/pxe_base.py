@@ -24,9 +24,9 @@ import logging
 import os
 
 from ironic.common import boot_devices, boot_modes, dhcp, exception
-from ironic.common.task import Task
 from ironic.drivers import base
 from ironic.drivers.modules import boot_config, image_cache, pxe_info
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

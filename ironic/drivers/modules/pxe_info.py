@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from ironic.common import boot_modes, exception, states, utils
-from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers.modules import image_cache
+from ironic.task import Task
 
 PROPERTIES = {
     "deploy_kernel": "URL (http, https or file) of the kernel of the deploy "

@@ -11,10 +11,9 @@ from __future__ import annotations
 import logging
 
 from ironic.common import exception, states
-from ironic.common.task import Task
-from ironic.conductor import driver_api
 from ironic.drivers import base
 from ironic.drivers.modules import agent_base
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 
@@ -39,7 +38,7 @@ class RamdiskDeploy(agent_base.AgentDeployBase):
         node = task.node
         if node.provision_state == states.DEPLOYING:
             task.driver.network.validate(task)
-            driver_api.power_off_or_reboot(task)
+            task.conductor.power_off_or_reboot()
             task.driver.storage.attach_volumes(task)
         elif node.provision_state in (states.ACTIVE, states.UNRESCUING):
             task.driver.boot.prepare_instance(task)
@@ -54,10 +53,10 @@ class RamdiskDeploy(agent_base.AgentDeployBase):
                         "configuration drive to a ramdisk; it is ignored",
                         node.uuid)
         if not node.disable_power_off:
-            driver_api.node_power_action(task, states.POWER_OFF)
+            task.conductor.power_action(states.POWER_OFF)
         task.driver.network.configure_tenant_networks(task)
         task.driver.boot.prepare_instance(task)
         target = states.REBOOT if node.disable_power_off else \
             states.POWER_ON
-        driver_api.node_power_action(task, target)
+        task.conductor.power_action(target)
         LOG.info("Node %s boots its ramdisk instance", node.uuid)

@@ -19,11 +19,11 @@ from typing import Any
 import sushy
 
 from ironic.common import exception, states
-from ironic.common.task import Task
 from ironic.drivers import base
 from ironic.drivers.modules import redfish_client
 from ironic.drivers.modules.redfish_power import system_of
 from ironic.objects import node_settings
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

@@ -30,7 +30,6 @@ from typing import Any
 import sushy
 
 from ironic.common import boot_devices, exception, utils
-from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers import base
 from ironic.drivers.modules import (
@@ -42,6 +41,7 @@ from ironic.drivers.modules import (
 from ironic.drivers.modules.redfish_power import system_of
 from ironic.drivers.periodic import periodic
 from ironic.objects.node import Node
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

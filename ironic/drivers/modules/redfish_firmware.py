@@ -18,12 +18,11 @@ from typing import Any
 import sushy
 
 from ironic.common import exception, states
-from ironic.common.task import Task
-from ironic.conductor import driver_api
 from ironic.drivers import base
 from ironic.drivers.modules import redfish_client
 from ironic.drivers.modules.redfish_power import system_of
 from ironic.objects import node_settings
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 
@@ -97,19 +96,21 @@ def _target(system, component: str) -> str:
     return manager.path
 
 
-def _wait(monitor, what: str) -> None:
+def _wait(task: Task, monitor, what: str) -> None:
     deadline = time.monotonic() + TASK_TIMEOUT
     while monitor.check_is_processing:
         if time.monotonic() >= deadline:
             raise exception.IronicException(
                 f"The BMC's {what} task did not end in {TASK_TIMEOUT}s.")
-        if driver_api.SHUTDOWN.wait(max(monitor.sleep_for or 1, 1)):
+        if task.conductor.sleep(max(monitor.sleep_for or 1, 1)):
             raise exception.IronicException(
                 f"The conductor stopped while the BMC ran the {what} task.")
-    task = monitor.get_task()
-    state = str(getattr(task.task_state, "value", task.task_state)).lower()
+    bmc_task = monitor.get_task()
+    state = str(getattr(bmc_task.task_state, "value",
+                        bmc_task.task_state)).lower()
     if state in _FAILED_TASK_STATES:
-        messages = "; ".join(m.message or "" for m in task.messages or [])
+        messages = "; ".join(m.message or ""
+                             for m in bmc_task.messages or [])
         raise exception.IronicException(
             f"The BMC's {what} task ended as {state}: {messages}")
 
@@ -141,7 +142,7 @@ class RedfishFirmware(base.FirmwareInterface):
             except sushy.exceptions.SushyError as e:
                 raise exception.IronicException(
                     f"Redfish {what} failed: {e}") from e
-            _wait(monitor, what)
+            _wait(task, monitor, what)
             LOG.info("Node %s: %s done", task.node.uuid, what)
         self._settle(task, system, before, updates)
 

@@ -23,7 +23,6 @@ from typing import Any
 import sushy
 
 from ironic.common import boot_modes, exception, states, utils
-from ironic.common.task import Task
 from ironic.drivers import base
 from ironic.drivers.modules import redfish_client
 from ironic.drivers.modules.inspector.hooks import base as hooks_base
@@ -31,6 +30,7 @@ from ironic.drivers.modules.redfish_power import PROPERTIES, system_of
 from ironic.inspection_rules import engine as rules
 from ironic.objects import node_inventory
 from ironic.objects.port import Port
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

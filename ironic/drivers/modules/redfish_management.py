@@ -5,7 +5,6 @@ from __future__ import annotations
 import sushy
 
 from ironic.common import boot_devices, boot_modes, exception
-from ironic.common.task import Task
 from ironic.drivers import base
 from ironic.drivers.modules import (
     redfish_client,
@@ -15,6 +14,7 @@ from ironic.drivers.modules import (
 )
 from ironic.drivers.modules.redfish_power import PROPERTIES, system_of
 from ironic.metrics import bmc_call
+from ironic.task import Task
 
 _TO_SUSHY = {boot_devices.PXE: sushy.BOOT_SOURCE_TARGET_PXE,
              boot_devices.DISK: sushy.BOOT_SOURCE_TARGET_HDD,

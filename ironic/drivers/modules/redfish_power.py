@@ -8,11 +8,11 @@ from typing import Any
 import sushy
 
 from ironic.common import exception, states
-from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers import base
 from ironic.drivers.modules import redfish_client
 from ironic.metrics import bmc_call
+from ironic.task import Task
 
 PROPERTIES = {
     "redfish_address": "URL of the BMC (https:// is assumed when no scheme "

@@ -20,10 +20,10 @@ from sushy import taskmonitor
 from sushy.resources.system.storage import volume as sushy_volume
 
 from ironic.common import exception
-from ironic.common.task import Task
 from ironic.drivers import base
 from ironic.drivers.modules import redfish_client
 from ironic.drivers.modules.redfish_power import system_of
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 GiB = 1024 ** 3

@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from ironic.common import exception
-from ironic.common.task import Task
 from ironic.drivers import base
 from ironic.drivers.modules import redfish_client, redfish_vmedia
 from ironic.drivers.modules.redfish_power import system_of
+from ironic.task import Task
 
 
 class RedfishVendorPassthru(base.VendorInterface):

@@ -34,9 +34,9 @@ import time
 from typing import Any, Callable
 
 from ironic.common import agent_token, boot_iso, boot_modes, exception
-from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers.modules import image_cache, pxe_info
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

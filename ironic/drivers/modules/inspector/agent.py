@@ -21,12 +21,11 @@ from __future__ import annotations
 import logging
 
 from ironic.common import boot_devices, exception, states, utils
-from ironic.common.task import Task
-from ironic.conductor import driver_api
 from ironic.conf import CONF
 from ironic.drivers import base
 from ironic.drivers.modules import agent_base
 from ironic.drivers.modules.inspector.hooks import base as hooks
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 
@@ -58,7 +57,7 @@ def _power(task: Task, target: str) -> None:
     # A successful power action clears last_error; the reason an abort
     # or a failure recorded just before must stay.
     kept = task.node.last_error
-    driver_api.node_power_action(task, target)
+    task.conductor.power_action(target)
     if kept and task.node.last_error is None:
         task.node.last_error = kept
         task.node.save()
@@ -82,7 +81,7 @@ def _start_unmanaged(task: Task) -> None:
     """Boot from the network once; the separate PXE environment serves."""
     if not task.node.disable_power_off:
         _power(task, states.POWER_OFF)
-    driver_api.set_boot_device(task, boot_devices.PXE, persistent=False)
+    task.conductor.set_boot_device(boot_devices.PXE, persistent=False)
     _power(task, states.REBOOT if task.node.disable_power_off
            else states.POWER_ON)
 
@@ -103,11 +102,11 @@ class AgentInspect(base.InspectInterface):
 
     def inspect_hardware(self, task: Task) -> str:
         node = task.node
+        managed = manages_boot(task)
+        task.conductor.remember_bmc_addresses()
         info = dict(node.driver_internal_info or {})
-        info[driver_api.BMC_KEY] = driver_api.bmc_addresses(
-            node.driver_info or {})
         info.pop("agent_secret_token", None)
-        info[MANAGED_KEY] = managed = manages_boot(task)
+        info[MANAGED_KEY] = managed
         node.driver_internal_info = info
         node.save()
         if not managed:
@@ -118,7 +117,7 @@ class AgentInspect(base.InspectInterface):
         network = task.driver.network
         if network is not None:
             network.add_inspection_network(task)
-        driver_api.forget_agent_before_ramdisk(task)
+        task.conductor.forget_agent_before_ramdisk()
         task.driver.boot.prepare_ramdisk(task, ramdisk_params(task))
         if task.driver.power.get_power_state(task) == states.POWER_ON:
             _power(task, states.REBOOT)
@@ -139,11 +138,11 @@ class AgentInspect(base.InspectInterface):
     def _tear_down(self, task: Task) -> None:
         """Leave the ramdisk: boot and network clean-up, power off."""
         node = task.node
-        keep = driver_api.keeps_agent(node)
+        keep = task.conductor.keeps_agent()
+        task.conductor.forget_bmc_addresses()
         info = dict(node.driver_internal_info or {})
-        for key in (("agent_secret_token",) if not keep else ()) + (
-                driver_api.BMC_KEY,):
-            info.pop(key, None)
+        if not keep:
+            info.pop("agent_secret_token", None)
         managed = info.pop(MANAGED_KEY, True)
         node.driver_internal_info = info
         node.save()

@@ -11,8 +11,8 @@ operator relying on that pairs VIFs to ports by the recorded mapping.
 
 from __future__ import annotations
 
-from ironic.common.task import Task
 from ironic.drivers.modules.network import noop, vifs
+from ironic.task import Task
 
 
 class FlatNetwork(noop.NoopNetwork):

@@ -8,8 +8,8 @@ recorded, so the node never lists a VIF (as the public ``noop`` does).
 
 from __future__ import annotations
 
-from ironic.common.task import Task
 from ironic.drivers import base
+from ironic.task import Task
 
 
 class NoopNetwork(base.NetworkInterface):

@@ -16,9 +16,9 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ironic.common import exception
-from ironic.common.task import Task
 from ironic.objects.port import Port
 from ironic.objects.portgroup import Portgroup
+from ironic.task import Task
 
 TENANT_VIF_KEY = "tenant_vif_port_id"
 LEGACY_VIF_KEY = "vif_port_id"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ironic.common.task import Task
 from ironic.drivers import base
+from ironic.task import Task
 
 
 class NoopStorage(base.StorageInterface):

@@ -8,6 +8,7 @@ import types
 import pytest
 
 from ironic.common import exception, password_hash, states
+from ironic.conductor import driver_api, task_manager
 from ironic.drivers.modules import agent_client, agent_raid, agent_rescue
 
 TARGET = {"logical_disks": [
@@ -58,8 +59,11 @@ def test_record_built_without_root_keeps_properties():
 
 
 def _task(node, **driver):
-    return types.SimpleNamespace(node=node, ports=[],
+    task = types.SimpleNamespace(node=node, ports=[],
                                  driver=types.SimpleNamespace(**driver))
+    # The conductor's API on the stand-in, as the task manager hands it out.
+    task.conductor = driver_api.TaskConductor(task, task_manager.acquire)
+    return task
 
 
 def test_finished_step_without_configuration_is_an_error():
@@ -160,11 +164,12 @@ def test_failed_finalize_fails_the_rescue(monkeypatch):
                     "command_error": {"message": "no rescue user"}}
 
     monkeypatch.setattr(agent_client, "AgentClient", Client)
-    monkeypatch.setattr(agent_rescue.driver_api, "fail_node",
-                        lambda task, event, msg: failed.append((event, msg)))
     node = _node(provision_state=states.RESCUEWAIT,
                  instance_info={"hashed_rescue_password": "$5$x$y"})
-    agent_rescue.AgentRescue()._finalize(_task(node))
+    task = _task(node)
+    monkeypatch.setattr(task.conductor, "fail_node",
+                        lambda event, msg: failed.append((event, msg)))
+    agent_rescue.AgentRescue()._finalize(task)
     [(event, message)] = failed
     assert event == "fail" and "no rescue user" in message
 

@@ -24,7 +24,7 @@ def test_a_failed_bmc_task_fails_the_step():
     monitor = mock.Mock(check_is_processing=False)
     monitor.get_task.return_value = task
     with pytest.raises(exception.IronicException) as err:
-        rf._wait(monitor, "bios update")
+        rf._wait(_task(None), monitor, "bios update")
     assert "exception" in str(err.value)
     assert "image corrupt" in str(err.value)
 
@@ -33,7 +33,7 @@ def test_a_completed_task_passes():
     monitor = mock.Mock(check_is_processing=False)
     monitor.get_task.return_value = mock.Mock(task_state="Completed",
                                               messages=[])
-    rf._wait(monitor, "bios update")
+    rf._wait(_task(None), monitor, "bios update")
 
 
 def _task(power_state):

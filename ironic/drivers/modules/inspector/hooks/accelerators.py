@@ -15,9 +15,9 @@ import os
 import yaml
 
 from ironic.common import exception
-from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers.modules.inspector.hooks import base, pci_info
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

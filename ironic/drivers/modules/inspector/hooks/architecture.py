@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import logging
 
-from ironic.common.task import Task
 from ironic.drivers.modules.inspector.hooks import base
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

@@ -19,8 +19,8 @@ from typing import Any, ClassVar
 import stevedore
 
 from ironic.common import exception
-from ironic.common.task import Task
 from ironic.conf import CONF
+from ironic.task import Task
 
 NAMESPACE = "ironic.inspection.hooks"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ironic.common.task import Task
 from ironic.drivers.modules.inspector.hooks import base
+from ironic.task import Task
 
 _MODES: dict[Any, str] = {"bios": "bios", "uefi": "uefi"}
 

@@ -3,9 +3,9 @@ by ``[inspector]cpu_capabilities``."""
 
 from __future__ import annotations
 
-from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers.modules.inspector.hooks import base
+from ironic.task import Task
 
 
 class CPUCapabilitiesHook(base.InspectionHook):

@@ -6,8 +6,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ironic.common.task import Task
 from ironic.drivers.modules.inspector.hooks import base
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

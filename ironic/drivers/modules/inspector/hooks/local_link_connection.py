@@ -12,9 +12,9 @@ import binascii
 import logging
 from typing import Any
 
-from ironic.common.task import Task
 from ironic.drivers.modules.inspector.hooks import base
 from ironic.objects.port import Port
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

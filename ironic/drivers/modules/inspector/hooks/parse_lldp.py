@@ -8,9 +8,9 @@ description).
 
 from __future__ import annotations
 
-from ironic.common.task import Task
 from ironic.drivers.modules.inspector.hooks import base
 from ironic.drivers.modules.inspector.hooks import local_link_connection as llc
+from ironic.task import Task
 
 NAMES = {1: "switch_chassis_id", 2: "switch_port_id",
          4: "switch_port_description", 5: "switch_system_name",

@@ -12,9 +12,9 @@ import collections
 import json
 import logging
 
-from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers.modules.inspector.hooks import base, pci_info
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import logging
 
 from ironic.common import exception
-from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers.modules.inspector.hooks import base
 from ironic.objects.port import Port
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

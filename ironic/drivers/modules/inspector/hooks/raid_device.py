@@ -12,9 +12,9 @@ from __future__ import annotations
 import logging
 
 from ironic.common import exception
-from ironic.common.task import Task
 from ironic.drivers.modules.inspector.hooks import base
 from ironic.objects import node_records
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ironic.common import exception
-from ironic.common.task import Task
 from ironic.drivers.modules.inspector.hooks import base
+from ironic.task import Task
 
 
 class RamdiskErrorHook(base.InspectionHook):

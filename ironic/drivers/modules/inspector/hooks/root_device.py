@@ -16,9 +16,9 @@ import re
 from typing import Any
 
 from ironic.common import exception
-from ironic.common.task import Task
 from ironic.conf import CONF
 from ironic.drivers.modules.inspector.hooks import base
+from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
 
