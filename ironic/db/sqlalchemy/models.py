@@ -251,7 +251,7 @@ class Portgroup(Base):
     node_id: Mapped[int] = mapped_column(
         Integer, ForeignKey("nodes.id", name="portgroups_node_id_fk"),
         nullable=False)
-    address: Mapped[str | None] = mapped_column(String(18))
+    address: Mapped[str | None] = mapped_column(String(64))
     extra: Mapped[dict] = mapped_column(JSONDict, default=dict)
     internal_info: Mapped[dict] = mapped_column(JSONDict, default=dict)
     standalone_ports_supported: Mapped[bool] = mapped_column(Boolean,
@@ -277,7 +277,7 @@ class Port(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     uuid: Mapped[str] = mapped_column(String(36), nullable=False)
     name: Mapped[str | None] = mapped_column(String(255))
-    address: Mapped[str] = mapped_column(String(18), nullable=False)
+    address: Mapped[str] = mapped_column(String(64), nullable=False)
     node_id: Mapped[int] = mapped_column(
         Integer, ForeignKey("nodes.id", name="ports_node_id_fk"),
         nullable=False)

@@ -419,3 +419,18 @@ def test_idle_heartbeat_record_is_a_compare_and_swap(db):
     assert (back.provision_state, back.driver_internal_info["agent_url"],
             back.driver_internal_info["k"]) == (
         "clean wait", "https://c", "value")
+
+
+def test_infiniband_port_address_is_stored_whole(api):
+    # The API takes a 20-octet InfiniBand address (59 characters) as a
+    # port's address; every backend must store it as it was given.
+    node = api.post("/v1/nodes", {"driver": "fake-hardware"}).json
+    guid = ":".join(f"{i:02x}" for i in range(20))
+    port = api.post("/v1/ports", {"node_uuid": node["uuid"],
+                                  "address": guid})
+    assert port.status_int == 201, port.body[:300]
+    assert api.get(f"/v1/ports/{port.json['uuid']}").json[
+        "address"] == guid
+    group = api.post("/v1/portgroups", {"node_uuid": node["uuid"],
+                                        "address": guid[::-1]})
+    assert group.status_int == 201, group.body[:300]
