@@ -29,6 +29,7 @@ import uuid
 from typing import Any
 from urllib.parse import urlparse
 
+import pecan
 from pecan import rest
 
 from ironic.api import features, method
@@ -163,6 +164,18 @@ def _no_host_is_bad_request(e: exception.NoValidHost) -> exception.Invalid:
 
 
 class LookupController(rest.RestController):
+
+    @pecan.expose()
+    def _route(self, args, request):
+        """``GET /v1/lookup`` (or ``/v1/lookup/``) straight to ``get_all``,
+        where pecan's RestController routes it after several signature
+        inspections (see ``HeartbeatController._route``); anything else
+        is routed by pecan."""
+        if request.method == "GET" and args in ([], [""]) and \
+                "_method" not in request.params:
+            return self.get_all, []
+        return super()._route(args, request)
+
     @expose()
     @api_method(features.RAMDISK_LOOKUP)
     def get_all(self, **params):
@@ -270,6 +283,25 @@ def _authenticated_node(ident: str, token: str) -> Node:
 
 
 class HeartbeatController(rest.RestController):
+
+    @pecan.expose()
+    def _route(self, args, request):
+        """``POST /v1/heartbeat/<node>`` straight to ``post``.
+
+        pecan's RestController routes it there too, but only after
+        inspecting four signatures (each inspection builds a class: the
+        biggest cost of routing a heartbeat, the API's most frequent
+        request). A POST whose first segment names nothing on this
+        controller, without a ``_method`` override, always ends at
+        ``post(*segments)`` there (no sub-controllers, custom actions or
+        ``_lookup`` here); everything else is routed by pecan as before.
+        """
+        if request.method == "POST" and args and args[0] and \
+                not hasattr(self, args[0]) and \
+                "_method" not in request.params:
+            return self.post, args
+        return super()._route(args, request)
+
     @expose()
     @api_method(features.RAMDISK_LOOKUP, status=202)
     def post(self, node_ident):

@@ -209,6 +209,22 @@ def test_lookup_unrestricted(env, config):
     assert resp.json["node"]["uuid"] == node.uuid
 
 
+@pytest.mark.parametrize("path, status, allow", [
+    # The lookup controller routes a GET of the collection itself; what
+    # pecan routes otherwise answers as it always did.
+    ("/v1/lookup/?addresses={mac}", 200, None),
+    ("/v1/lookup//?addresses={mac}", 200, None),
+    ("/v1/lookup?addresses={mac}&_method=delete", 405, None),
+    ("/v1/lookup/x?addresses={mac}", 405, "GET"),
+    ("/v1/lookup/get_all?addresses={mac}", 405, "GET"),
+])
+def test_lookup_routing(env, path, status, allow):
+    _node()
+    resp = env.get(path.format(mac=MACS[0]))
+    assert resp.status_int == status, resp.body
+    assert resp.headers.get("Allow") == allow
+
+
 def test_lookup_needs_1_22(env):
     _node()
     assert _lookup(env, f"addresses={MACS[0]}",
@@ -359,6 +375,37 @@ def test_heartbeat_needs_1_22(env):
 def test_heartbeat_get_is_not_allowed(env):
     node = _node()
     assert env.get(f"/v1/heartbeat/{node.uuid}").status_int in (404, 405)
+
+
+@pytest.mark.parametrize("suffix, status, message", [
+    # The heartbeat controller routes a POST to post() itself; what pecan
+    # routes otherwise answers as it always did.
+    ("", 400, "Missing mandatory parameter: node_ident; the URL must name "
+              "the resource to act on."),
+    ("/", 400, "Missing mandatory parameter: node_ident; the URL must name "
+               "the resource to act on."),
+    ("/{uuid}/extra", 404, "The resource could not be found."),
+    ("/{uuid}?_method=get", 405,
+     "The method is not allowed for this resource."),
+    # Segments naming the controller's own methods are node names to post().
+    ("/post", 400, "Invalid or missing agent token received."),
+    ("/_route", 400, "Invalid or missing agent token received."),
+    ("/get_all", 400, "Invalid or missing agent token received."),
+])
+def test_heartbeat_routing(env, suffix, status, message):
+    node = _node()
+    resp = env.post("/v1/heartbeat" + suffix.format(uuid=node.uuid),
+                    {"callback_url": CALLBACK, "agent_token": "t"})
+    assert (resp.status_int, ifx.error_message(resp)) == (status, message)
+    if status == 405:
+        assert resp.headers["Allow"] == "POST"
+
+
+def test_heartbeat_with_trailing_slash_is_accepted(env):
+    node = _node()
+    token = _issue(env, node)
+    resp = _heartbeat(env, f"{node.uuid}/", agent_token=token)
+    assert resp.status_int == 202, resp.body
 
 
 def test_heartbeat_of_a_locked_node_is_409(env):
