@@ -13,6 +13,11 @@ A path or query string that is not UTF-8 once percent-decoded is
 answered 400 here, with a message that says so, before pecan (whose
 request object answers it with a generic one) sees it.
 
+pecan routes a segment by looking it up as an attribute of the
+controller; a segment that spells one of Python's own object attributes
+(``__class__``, ``__module__``...) would walk into the class instead of a
+resource, so such a path is answered 404 here.
+
 The rewrite happens after version negotiation (it depends on the version)
 and after authentication, which judges the path the client sent.
 """
@@ -36,6 +41,20 @@ V1_ROOTS = frozenset({
     "conductors", "events", "deploy_templates", "runbooks", "allocations",
     "shards", "inspection_rules", "lookup", "heartbeat",
     "continue_inspection"})
+
+
+#: Attributes every controller has from Python itself.
+_OBJECT_ATTRIBUTES = frozenset(
+    name for name in (*dir(type), "__dict__", "__weakref__", "__module__")
+    if name.startswith("__"))
+NOT_FOUND = "The resource could not be found."
+
+
+def names_object_attribute(path: str) -> bool:
+    """Whether a segment of ``path`` names an attribute that every Python
+    object or class has."""
+    return "/__" in path and any(
+        segment in _OBJECT_ATTRIBUTES for segment in path.split("/"))
 
 
 def _first_segment(path: str) -> str:
@@ -86,5 +105,7 @@ class PathMiddleware:
             return error_app_response(
                 start_response, 400, "The request's URL is not valid UTF-8.")
         path = environ.get("PATH_INFO", "")
+        if names_object_attribute(path):
+            return error_app_response(start_response, 404, NOT_FOUND)
         environ["PATH_INFO"] = canonical(path, environ[version_mw.ENV_KEY])
         return self.app(environ, start_response)

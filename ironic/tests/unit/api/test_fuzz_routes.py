@@ -375,3 +375,32 @@ def test_odd_identifiers_never_5xx(routes_api, route, segment, method, raw):
     _assert_sane(resp, f"{method} {path}")
     if resp.status_int >= 400:
         assert _snapshot(routes_api) == before
+
+
+# Names a controller object answers to in Python (dunders, pecan's own
+# hooks, our helpers): a URL segment naming one must route like any
+# other unknown segment, never into the attribute.
+_ATTRIBUTE_SEGMENTS = ["__class__", "__init__", "__dict__", "_route",
+                       "_lookup", "_default", "_handle_post", "post",
+                       "get_all", "get_one", "delete", "patch", "put"]
+
+
+@pytest.mark.parametrize("segment", _ATTRIBUTE_SEGMENTS)
+@pytest.mark.parametrize("method", ["GET", "POST", "PUT", "PATCH",
+                                    "DELETE"])
+def test_attribute_names_in_urls_never_5xx(routes_api, segment, method):
+    routes = sorted({r.split("?")[0] for r in GET_ROUTES}
+                    | {r.split("?")[0] for _, r in BODY_ROUTES})
+    failures = []
+    for route in routes:
+        filled = route.format(**routes_api.idents)
+        for path in (f"{filled.rstrip('/')}/{segment}",
+                     route.format(**dict.fromkeys(routes_api.idents,
+                                                  segment))):
+            resp = routes_api.request(method, path, raw=b"{}")
+            if resp.status_int >= 500:
+                failures.append((path, resp.status_int))
+            elif resp.status_int >= 400 and resp.status_int != 406:
+                ifx.error_message(resp)
+    assert not failures, "\n".join(f"{status} {path}"
+                                    for path, status in failures)

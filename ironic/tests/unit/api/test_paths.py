@@ -39,3 +39,13 @@ def test_canonical(path, ver, expected):
     ("/nodes.json", True), ("/nothing", False), ("/v2/nodes", False)])
 def test_names_version(path, named):
     assert paths.names_version(path) is named
+
+
+@pytest.mark.parametrize("path, named", [
+    ("/v1/nodes/__class__", True), ("/v1/__module__/x", True),
+    ("/v1/nodes/__init__/states", True),
+    # A node may be named with underscores; only Python's names are out.
+    ("/v1/nodes/__my_node__", False), ("/v1/nodes/_route", False),
+    ("/v1/nodes/class", False)])
+def test_names_object_attribute(path, named):
+    assert paths.names_object_attribute(path) is named
