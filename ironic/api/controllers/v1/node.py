@@ -52,9 +52,10 @@ class NodesController(rest.RestController):
     _custom_actions = {"detail": ["GET"]}
     _subcontrollers = {
         **node_sub.SUBCONTROLLERS,
-        "ports": lambda ident: port_api.PortsController(node_ident=ident),
+        "ports": lambda ident: port_api.PortsController(f"nodes/{ident}",
+                                                        node=ident),
         "portgroups": lambda ident: portgroup_api.PortgroupsController(
-            node_ident=ident),
+            f"nodes/{ident}", node=ident),
         "volume": volume.VolumeController,
         "bios": node_data.BIOSController,
         "history": node_data.HistoryController,
