@@ -12,11 +12,15 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-import pecan
 from pecan import rest
 
 from ironic.api import features, method
-from ironic.api.controllers.v1 import node_lookup, resource
+from ironic.api.controllers.v1 import (
+    collection,
+    descriptor,
+    node_lookup,
+    resource,
+)
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import exception, policy, states, utils
@@ -96,47 +100,6 @@ def _node_id(ident: str) -> int:
         raise exception.InvalidParameterValue(err=str(e)) from e
 
 
-def _list(kind: _Kind, params: dict, node_id: int | None,
-          url: str) -> dict:
-    allowed = {"limit", "marker", "sort_key", "sort_dir", "fields",
-               "detail"} | ({"node"} if node_id is None else set())
-    unknown = set(params) - allowed
-    if unknown:
-        raise exception.InvalidParameterValue(
-            err=f"Unknown query parameter(s): {', '.join(sorted(unknown))}")
-    fields = api_utils.parse_fields(params.get("fields"), kind.fields)
-    # Unlike nodes and ports (1.43), the volume lists took ?detail from
-    # their first version on.
-    detail = api_utils.parse_bool(params.get("detail"), "detail")
-    if fields and detail:
-        raise exception.InvalidParameterValue(
-            err="Can not specify ?detail=True and fields in the same "
-                "request.")
-    fields = fields or list(kind.fields if detail else kind.default_fields)
-    if params.get("node") is not None:
-        # A filter naming no node is not found (a body's is a bad input).
-        node_id = node_lookup.get_node(params["node"]).id
-    criteria = [] if node_id is None else [("node_id", node_id)]
-    criteria += resource.project_filter("volume")
-    limit = api_utils.parse_limit(params.get("limit"))
-    rows = kind.store.list(
-        criteria, limit=limit,
-        marker=api_utils.check_marker(params.get("marker")),
-        sort_key=params.get("sort_key") or "id",
-        sort_dir=api_utils.parse_sort_dir(params.get("sort_dir")))
-    rows = [_row(r) for r in rows]
-    uuids = uuids_for_ids("node", (r["node_id"] for r in rows))
-    items = [_view(kind, r, fields, uuids) for r in rows]
-    return api_utils.collection(kind.key, items, limit, url, params,
-                                rows[-1]["uuid"] if rows else None)
-
-
-def _show(kind: _Kind, obj, fields: list[str] | None = None) -> dict:
-    row = _row(obj)
-    uuids = uuids_for_ids("node", [row["node_id"]])
-    return _view(kind, row, fields or kind.fields, uuids)
-
-
 def _values(kind: _Kind, doc: dict) -> dict:
     api_utils.validate(kind.schema, doc, kind.name.replace("_", " "))
     values = {k: v for k, v in doc.items() if k != "node_uuid"}
@@ -168,99 +131,103 @@ def _check_node_idle(node_id: int, kind: _Kind, deleting: bool) -> None:
         action=action, node=node.uuid, state=node.power_state)
 
 
-class _VolumeCollection(api_utils.ItemLookup, rest.RestController):
-    kind: _Kind
+def _list_scope(q: descriptor.Query) -> descriptor.Criteria:
+    """The node in the URL, once the caller may see its volumes; the
+    caller's projects."""
+    criteria = []
+    if "node" in q.scope:
+        criteria.append(("node_id", node_lookup.authorized_node(
+            q.scope["node"], "baremetal:volume:get").id))
+    return criteria + resource.project_filter("volume")
 
-    def __init__(self, node_ident: str | None = None):
-        self.node_ident = node_ident
 
-    def _url(self) -> str:
-        if self.node_ident:
-            return f"nodes/{self.node_ident}/volume/{self.kind.key}"
-        return f"volume/{self.kind.key}"
+def _node_filter(ident: str, q: descriptor.Query) -> descriptor.Criteria:
+    # A filter naming no node is not found (a body's is a bad input).
+    return [("node_id", node_lookup.get_node(ident).id)]
 
-    @expose()
-    @api_method(features.VOLUME)
-    def get_all(self, **params):
-        node_id = None
-        if self.node_ident:
-            node_id = node_lookup.authorized_node(
-                self.node_ident, "baremetal:volume:get").id
-        return _list(self.kind, params, node_id, self._url())
 
-    @expose()
-    @api_method(features.VOLUME)
-    def get_one(self, ident, **params):
-        if self.node_ident or set(params) - {"fields"}:
-            raise exception.NotFound()
-        fields = api_utils.parse_fields(params.get("fields"),
-                                        self.kind.fields)
-        return _show(self.kind, self._get(ident, "get"), fields)
+def _nested(verb: str) -> Exception:
+    # The views under a node only list.
+    if verb == "get":
+        return exception.NotFound()
+    return exception.HTTPForbidden(resource="volume")
 
-    def _get(self, ident: str, verb: str):
+
+def _spec(kind: _Kind) -> descriptor.Spec:
+    """The Spec of connectors or targets."""
+    what = kind.name.replace("_", " ")
+
+    def render(rows: list, fields: list[str]) -> list[dict]:
+        rows = [_row(r) for r in rows]
+        uuids = uuids_for_ids("node", (r["node_id"] for r in rows))
+        return [_view(kind, r, fields, uuids) for r in rows]
+
+    def item(ident: str, verb: str) -> Any:
         """The item, once the caller may ``verb`` it (404 when it may not
         see it)."""
         if not utils.is_uuid_like(ident):
             raise exception.InvalidUUID(uuid=ident)
-        obj = self.kind.store.get(utils.normalize_uuid(ident))
+        obj = kind.store.get(utils.normalize_uuid(ident))
         resource.check_node_item(
             "volume", f"baremetal:volume:{verb}", obj.node_id,
-            exception.NotFound(f"The {self.kind.name.replace('_', ' ')} "
-                               f"{ident} could not be found."))
+            exception.NotFound(f"The {what} {ident} could not be found."))
         return obj
 
-    @expose()
-    @api_method(features.VOLUME, status=201)
-    def post(self):
-        if self.node_ident:
-            raise exception.HTTPForbidden(resource="volume")
-        values = _values(self.kind, method.json_body())
+    def create(body: dict, ver: int) -> Any:
+        values = _values(kind, body)
         resource.authorize_for_node("baremetal:volume:create",
                                     values["node_id"])
-        obj = self.kind.store.create(values)
-        pecan.response.location = (f"{method.public_url()}/v1/volume/"
-                                   f"{self.kind.key}/{obj.uuid}")
-        return _show(self.kind, obj)
+        return kind.store.create(values)
 
-    @expose()
-    @api_method(features.VOLUME)
-    def patch(self, ident):
-        if self.node_ident:
-            raise exception.HTTPForbidden(resource="volume")
-        patch = method.json_body(list)
-        obj = self._get(ident, "update")
-        current = _show(self.kind, obj)
-        editable = {"node_uuid", "extra", *self.kind.columns}
+    def update(obj: Any, patch: list, ver: int) -> Any:
+        current = collection.show(spec, obj)
+        editable = {"node_uuid", "extra", *kind.columns}
         patched = api_utils.apply_patch(
             current, patch, read_only=set(current) - editable,
-            required=["node_uuid", *self.kind.schema["required"]],
+            required=["node_uuid", *kind.schema["required"]],
             allowed_roots=editable)
         doc = {k: patched[k] for k in editable if k in patched}
         doc.setdefault("extra", {})
-        values = _values(self.kind, doc)
-        _check_node_idle(obj.node_id, self.kind, deleting=False)
+        values = _values(kind, doc)
+        _check_node_idle(obj.node_id, kind, deleting=False)
         if values["node_id"] != obj.node_id:
-            _check_node_idle(values["node_id"], self.kind, deleting=False)
+            _check_node_idle(values["node_id"], kind, deleting=False)
         changed = {k: v for k, v in values.items() if getattr(obj, k) != v}
-        obj = self.kind.store.update(obj.id, changed)
-        return _show(self.kind, obj)
+        return kind.store.update(obj.id, changed)
 
-    @expose()
-    @api_method(features.VOLUME, status=204)
-    def delete(self, ident):
-        if self.node_ident:
-            raise exception.HTTPForbidden(resource="volume")
-        obj = self._get(ident, "delete")
-        _check_node_idle(obj.node_id, self.kind, deleting=True)
-        self.kind.store.destroy(obj.id)
+    def delete(obj: Any) -> None:
+        _check_node_idle(obj.node_id, kind, deleting=True)
+        kind.store.destroy(obj.id)
+
+    spec = descriptor.Spec(
+        singular=what, collection=f"volume/{kind.key}", obj_cls=None,
+        api_fields={name: features.VOLUME for name in kind.fields},
+        default_fields=kind.default_fields,
+        bounds=descriptor.Bounds(features.VOLUME),
+        filters={"node": descriptor.Filter(_node_filter, scoped_by="node")},
+        # Unlike nodes and ports (1.43), the volume lists took ?detail from
+        # their first version on.
+        detail_param=features.ALWAYS, detail_action=False,
+        strict_fields=False, list_scope=_list_scope,
+        fetch=collection.records_fetch(kind.store), render=render,
+        item=item, create=create, update=update, delete=delete,
+        refuse_nested=_nested,
+        refuse_show_params=lambda unknown: exception.NotFound())
+    return spec
 
 
-class ConnectorsController(_VolumeCollection):
-    kind = CONNECTORS
+ConnectorsController = collection.controller(_spec(CONNECTORS),
+                                             "ConnectorsController")
+TargetsController = collection.controller(_spec(TARGETS),
+                                          "TargetsController")
 
 
-class TargetsController(_VolumeCollection):
-    kind = TARGETS
+def _nested_views(node_ident: str | None) -> tuple[Any, Any]:
+    if node_ident is None:
+        return ConnectorsController(), TargetsController()
+    parent = f"nodes/{node_ident}"
+    return (ConnectorsController(parent, node=node_ident),
+            TargetsController(parent, node=node_ident))
 
 
 def _root_doc(prefix: str) -> dict:
@@ -278,8 +245,7 @@ class VolumeController(rest.RestController):
 
     def __init__(self, node_ident: str | None = None):
         self.node_ident = node_ident
-        self.connectors = ConnectorsController(node_ident)
-        self.targets = TargetsController(node_ident)
+        self.connectors, self.targets = _nested_views(node_ident)
 
     @expose()
     @api_method(features.VOLUME)
