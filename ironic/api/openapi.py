@@ -36,11 +36,11 @@ from ironic.api import features, method
 from ironic.api.controllers.v1 import (
     allocation,
     chassis,
+    collection,
     conductor,
     deploy_template,
     driver,
     event,
-    inspection_rule,
     node,
     node_actions,
     node_data,
@@ -54,7 +54,6 @@ from ironic.api.controllers.v1 import (
     ramdisk,
     runbook,
     versions,
-    volume,
 )
 from ironic.api.method import api_method, expose
 from ironic.api.middleware import auth
@@ -79,23 +78,13 @@ _QUERY: dict[str, tuple[features.Since, dict]] = {
     "detail": (features.DETAIL_PARAM, {"type": "boolean"}),
 }
 _PAGED = ("limit", "marker", "sort_key", "sort_dir")
-#: Which of them each list takes, by the controller serving the list.
+#: Which of them each list takes, by the controller serving the list (the
+#: collections served from a descriptor say it themselves).
 _LIST_QUERY: dict[type, tuple[str, ...]] = {
     node.NodesController: ("fields", "detail", *_PAGED),
-    chassis.ChassisController: ("fields", "detail", *_PAGED),
     chassis.ChassisNodesController: ("fields", "detail", *_PAGED),
-    port.PortsController: ("fields", "detail", *_PAGED),
-    portgroup.PortgroupsController: ("fields", "detail", *_PAGED),
     conductor.ConductorsController: ("fields", "detail", *_PAGED),
-    allocation.AllocationsController: ("fields", *_PAGED),
     allocation.NodeAllocationController: ("fields",),
-    deploy_template.DeployTemplatesController: ("fields", "detail",
-                                                *_PAGED),
-    runbook.RunbooksController: ("fields", "detail", *_PAGED),
-    inspection_rule.InspectionRulesController: ("fields", "detail",
-                                                *_PAGED),
-    volume.ConnectorsController: ("fields", "detail", *_PAGED),
-    volume.TargetsController: ("fields", "detail", *_PAGED),
     driver.DriversController: ("fields", "detail"),
     node_data.BIOSController: ("fields", "detail"),
     node_data.HistoryController: ("fields", "detail", "limit", "marker"),
@@ -300,8 +289,7 @@ def _route(ctrl: object, handler: Any, verb: str, path: str,
     query: tuple[str, ...] = ()
     takes_query = any(p.kind is p.VAR_KEYWORD for p in
                       inspect.signature(handler).parameters.values())
-    listed = next((q for c, q in _LIST_QUERY.items()
-                   if issubclass(cls, c)), ())
+    listed = _list_query(cls)
     if takes_query and verb == "get":
         if handler.__name__ in ("get_all", "detail"):
             query = tuple(q for q in listed
@@ -311,6 +299,14 @@ def _route(ctrl: object, handler: Any, verb: str, path: str,
     return Route(path=path, http_method=verb, handler=handler,
                  controller=cls, since=max(since, handler.api_since),
                  until=handler.api_until, path_params=params, query=query)
+
+
+def _list_query(cls: type) -> tuple[str, ...]:
+    """The common list parameters the controller ``cls`` takes."""
+    if issubclass(cls, collection.CollectionController):
+        return tuple(p for p in cls.spec.list_params() if p in _QUERY)
+    return next((q for c, q in _LIST_QUERY.items() if issubclass(cls, c)),
+                ())
 
 
 # --- the document ---------------------------------------------------------

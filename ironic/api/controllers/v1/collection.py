@@ -22,6 +22,7 @@ from ironic.api import features, method
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.controllers.v1.descriptor import (
     Criteria,
+    Filter,
     Query,
     Spec,
     check_names,
@@ -139,10 +140,10 @@ def parse_list(spec: Spec, q: Query, *, detail: bool = False) -> ListArgs:
                     sort_dir)
 
 
-def filter_criteria(spec: Spec, q: Query) -> Criteria:
+def filter_criteria(filters: dict[str, Filter], q: Query) -> Criteria:
     """The criteria the list's filter parameters ask for."""
     conds: Criteria = []
-    for name, flt in spec.filters.items():
+    for name, flt in filters.items():
         value = q.params.get(name)
         if value is None:
             continue
@@ -176,7 +177,7 @@ def list_items(spec: Spec, q: Query, *, detail: bool, url: str) -> dict:
     """A page of the collection, with a ``next`` link when full."""
     visible = spec.list_scope(q)
     args = parse_list(spec, q, detail=detail)
-    rows = spec.fetch(filter_criteria(spec, q) + visible, args,
+    rows = spec.fetch(filter_criteria(spec.filters, q) + visible, args,
                       spec.columns_for(args.fields))
     items = spec.render(rows, args.fields)
     return api_utils.collection(spec.list_key, items, args.limit, url,

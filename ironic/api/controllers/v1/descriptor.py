@@ -73,8 +73,16 @@ def _unknown_show_params(unknown: set[str]) -> Exception:
         err=f"Unknown query parameter(s): {', '.join(sorted(unknown))}")
 
 
-def _nothing(*args: Any) -> Criteria:
+def _nothing(*args: Any) -> Any:
     return []
+
+
+def _allowed(verb: str) -> None:
+    """No rule of the resource's own: its items' hooks authorize."""
+
+
+def _not_served(*args: Any) -> Any:
+    raise exception.OperationNotPermitted()
 
 
 def _identity(obj: Any) -> Any:
@@ -135,14 +143,14 @@ class Spec:
     #: Authorization asked before anything else for a verb (get, create,
     #: update, delete); resources whose rules target a node do it in
     #: ``item``.
-    authorize: Callable[[str], None] = _nothing
+    authorize: Callable[[str], None] = _allowed
     #: The item ``ident`` names, once the caller may ``verb`` it.
-    item: Callable[[str, str], Any] = _nothing
+    item: Callable[[str, str], Any] = _not_served
     #: A new item from a POST body (validated, authorized, created).
-    create: Callable[[dict, int], Any] = _nothing
+    create: Callable[[dict, int], Any] = _not_served
     #: The item after a JSON patch (validated and saved).
-    update: Callable[[Any, list, int], Any] = _nothing
-    delete: Callable[[Any], None] = _nothing
+    update: Callable[[Any, list, int], Any] = _not_served
+    delete: Callable[[Any], None] = _not_served
     #: What a nested view (a parent in the URL) answers to anything but a
     #: list; None: the nested view serves it too.
     refuse_nested: Callable[[str], Exception | None] = _no_parent_refusal
@@ -201,9 +209,9 @@ class Spec:
 
     def list_params(self) -> tuple[str, ...]:
         """The query parameters the list takes, the common ones first."""
-        common = ["fields", "limit", "marker", "sort_key", "sort_dir"]
-        if self.detail_param is not None:
-            common.insert(1, "detail")
+        common = [p for p in ("fields", "detail", "limit", "marker",
+                              "sort_key", "sort_dir")
+                  if p != "detail" or self.detail_param is not None]
         return (*common, *self.filters)
 
 
