@@ -15,7 +15,7 @@ from ironic.api.controllers.v1 import (
 )
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
-from ironic.common import exception, policy, utils
+from ironic.common import exception, utils
 from ironic.objects.chassis import Chassis
 
 _PATCHABLE = {"description", "extra"}
@@ -101,15 +101,6 @@ class ChassisNodesController(rest.RestController):
         raise exception.OperationNotPermitted()
 
 
-def _authorize(verb: str) -> None:
-    policy.authorize(f"baremetal:chassis:{verb}", method.context())
-
-
-def _list_scope(q: descriptor.Query) -> descriptor.Criteria:
-    _authorize("list")
-    return []
-
-
 def _render(rows: list, fields: list[str]) -> list[dict]:
     base = method.public_url()
     return [chassis_view(r, fields, base) for r in rows]
@@ -123,14 +114,9 @@ def _create(body: dict, ver: int) -> Chassis:
 
 
 def _update(chassis: Chassis, patch: list, ver: int) -> Chassis:
-    current = collection.show(SPEC, chassis, SPEC.known())
     doc, changed = resource.patch_values(
-        SPEC, current, patch, ver=ver, patchable=_PATCHABLE, required=())
-    values = _validate(doc)
-    for name in changed:
-        setattr(chassis, name, values.get(name))
-    chassis.save()
-    return chassis
+        SPEC, chassis, patch, ver=ver, patchable=_PATCHABLE, required=())
+    return resource.save_changed(SPEC, chassis, changed, _validate(doc))
 
 
 def _delete(chassis: Chassis) -> None:
@@ -146,11 +132,11 @@ SPEC = descriptor.Spec(
     default_fields=("uuid", "description"),
     subresources={"nodes": descriptor.SubResource(
         lambda ident, scope: ChassisNodesController(ident))},
-    list_scope=_list_scope,
     fetch=collection.object_fetch(
         Chassis, lambda marker: exception.ChassisNotFound(chassis=marker)),
     render=_render, row=lambda chassis: chassis.as_dict(),
-    authorize=_authorize, item=lambda ident, verb: get_chassis(ident),
-    create=_create, update=_update, delete=_delete)
+    item=lambda ident, verb: get_chassis(ident),
+    create=_create, update=_update, delete=_delete,
+    **collection.rule_hooks("chassis"))
 
 ChassisController = collection.controller(SPEC, "ChassisController")

@@ -29,7 +29,7 @@ from ironic.api.controllers.v1.descriptor import (
     need_version,
 )
 from ironic.api.method import api_method, expose
-from ironic.common import exception
+from ironic.common import exception, policy
 
 
 @dataclasses.dataclass
@@ -209,6 +209,27 @@ def records_fetch(store: Any) -> Callable[..., list]:
         return store.list(criteria, limit=args.limit, marker=args.marker,
                           sort_key=args.sort_key, sort_dir=args.sort_dir)
     return fetch
+
+
+def rule_hooks(kind: str, list_rule: str = "list") -> dict[str, Any]:
+    """``authorize`` and ``list_scope`` of a resource whose policy rules
+    target no node: ``baremetal:<kind>:<verb>``, listing with
+    ``list_rule``."""
+    def authorize(verb: str) -> None:
+        rule = list_rule if verb == "list" else verb
+        policy.authorize(f"baremetal:{kind}:{rule}", method.context())
+
+    def list_scope(q: Query) -> Criteria:
+        authorize("list")
+        return []
+
+    return {"authorize": authorize, "list_scope": list_scope}
+
+
+def list_only(verb: str) -> Exception:
+    """``Spec.refuse_nested`` of a resource whose nested views only list:
+    items are managed at the top-level collection."""
+    return exception.OperationNotPermitted()
 
 
 class CollectionController(rest.RestController):

@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ironic.api import features, method
+from ironic.api import features
 from ironic.api.controllers.v1 import collection, descriptor, resource
 from ironic.api.controllers.v1 import utils as api_utils
-from ironic.common import exception, policy, utils
+from ironic.common import exception, utils
 from ironic.inspection_rules import validation
 from ironic.objects.inspection_rule import InspectionRule
 
@@ -97,17 +97,6 @@ def _patched(rule: InspectionRule, patch: list) -> dict[str, Any]:
     return values
 
 
-def _authorize(verb: str) -> None:
-    # Listing and showing are both "get".
-    rule = "get" if verb == "list" else verb
-    policy.authorize(f"baremetal:inspection_rule:{rule}", method.context())
-
-
-def _list_scope(q: descriptor.Query) -> descriptor.Criteria:
-    _authorize("list")
-    return []
-
-
 def _create(body: dict, ver: int) -> InspectionRule:
     rule = InspectionRule(**validation.validate_rule(_from_cli(body)))
     rule.create()
@@ -131,11 +120,13 @@ SPEC = descriptor.Spec(
                              too_old_message=_TOO_OLD, write_too_old=405),
     filters={"phase": descriptor.Filter(
         lambda phase, q: [("phase", phase)])},
-    detail_action=False, list_scope=_list_scope,
+    detail_action=False,
     fetch=collection.object_fetch(InspectionRule, objects=True),
     render=lambda rows, fields: [_view(r, fields) for r in rows],
-    authorize=_authorize, item=lambda ident, verb: _get(ident),
-    create=_create, update=_update, delete=lambda rule: rule.destroy())
+    item=lambda ident, verb: _get(ident), create=_create, update=_update,
+    delete=lambda rule: rule.destroy(),
+    # Listing and showing are both "get".
+    **collection.rule_hooks("inspection_rule", list_rule="get"))
 
 InspectionRulesController = collection.controller(
     SPEC, "InspectionRulesController")

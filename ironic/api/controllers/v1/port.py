@@ -263,10 +263,10 @@ def _authorized(ident: str, rule: str) -> Port:
 
 # --- the list's filters ------------------------------------------------------
 
-def _node_filter(ident: str, q: descriptor.Query) -> descriptor.Criteria:
-    if not ident or "node" in q.scope or (
-            q.params.get("node_uuid") and ident is q.params.get("node")):
-        # The URL names the node (see _list_scope), or node_uuid does.
+def node_filter(ident: str, q: descriptor.Query) -> descriptor.Criteria:
+    """Items of the node ``ident`` names (by UUID, or by name from 1.5)."""
+    if not ident or "node" in q.scope:
+        # The URL names the node (see the list scope).
         return []
     return [("node_id", resource.find_node(ident, q.ver).id)]
 
@@ -277,7 +277,7 @@ def _node_uuid_filter(value: str, q: descriptor.Query
         return []
     if not utils.is_uuid_like(value):
         raise exception.InvalidUUID(uuid=value)
-    return _node_filter(value, q)
+    return node_filter(value, q)
 
 
 def _portgroup_filter(ident: str, q: descriptor.Query
@@ -349,26 +349,19 @@ def _create(body: dict, ver: int) -> Port:
 
 def _update(port: Port, patch: list, ver: int) -> Port:
     _check_no_null_flag(patch)
-    current = collection.show(SPEC, port, SPEC.known())
     doc, changed = resource.patch_values(
-        SPEC, current, patch, ver=ver, patchable=_PATCHABLE,
+        SPEC, port, patch, ver=ver, patchable=_PATCHABLE,
         required=("address", "node_uuid"))
     values = _validate({k: v for k, v in doc.items() if v is not None},
                        ver, port.id, changed)
     resource.check_unlocked(port.node_id, values["node_id"])
-    resource.set_changed(port, changed, values, SPEC.sources)
-    port.save()
-    return port
+    return resource.save_changed(SPEC, port, changed, values)
 
 
 def _delete(port: Port) -> None:
     resource.check_unlocked(port.node_id)
     port.destroy()
 
-
-def _nested(verb: str) -> Exception:
-    # Items are managed at /v1/ports only; the nested views just list.
-    return exception.OperationNotPermitted()
 
 
 SPEC = descriptor.Spec(
@@ -379,7 +372,9 @@ SPEC = descriptor.Spec(
     default_fields=("uuid", "address"),
     sources={"node_uuid": "node_id", "portgroup_uuid": "portgroup_id"},
     filters={
-        "node": descriptor.Filter(_node_filter),
+        # node_uuid, when given too, says which node.
+        "node": descriptor.Filter(lambda ident, q: [] if q.params.get(
+            "node_uuid") else node_filter(ident, q)),
         "node_uuid": descriptor.Filter(_node_uuid_filter),
         "address": descriptor.Filter(_address_filter),
         "portgroup": descriptor.Filter(_portgroup_filter,
@@ -393,6 +388,7 @@ SPEC = descriptor.Spec(
         Port, lambda marker: exception.PortNotFound(port=marker)),
     render=_render, row=lambda port: dict(port.as_dict(), id=port.id),
     item=lambda ident, verb: _authorized(ident, f"baremetal:port:{verb}"),
-    create=_create, update=_update, delete=_delete, refuse_nested=_nested)
+    create=_create, update=_update, delete=_delete,
+    refuse_nested=collection.list_only)
 
 PortsController = collection.controller(SPEC, "PortsController")

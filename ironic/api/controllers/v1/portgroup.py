@@ -119,13 +119,6 @@ def _authorized(ident: str, rule: str) -> Portgroup:
     return pg
 
 
-def _node_filter(ident: str, q: descriptor.Query) -> descriptor.Criteria:
-    if not ident or "node" in q.scope:
-        # The URL names the node (see _list_scope).
-        return []
-    return [("node_id", resource.find_node(ident, q.ver).id)]
-
-
 def _address_filter(addr: str, q: descriptor.Query) -> descriptor.Criteria:
     if not addr:
         return []
@@ -160,16 +153,13 @@ def _create(body: dict, ver: int) -> Portgroup:
 
 
 def _update(pg: Portgroup, patch: list, ver: int) -> Portgroup:
-    current = collection.show(SPEC, pg, SPEC.known())
     doc, changed = resource.patch_values(
-        SPEC, current, patch, ver=ver, patchable=_PATCHABLE,
+        SPEC, pg, patch, ver=ver, patchable=_PATCHABLE,
         required=("node_uuid",))
     values = _validate({k: v for k, v in doc.items() if v is not None})
     _check_update(pg, values, changed)
     resource.check_unlocked(pg.node_id, values["node_id"])
-    resource.set_changed(pg, changed, values, SPEC.sources)
-    pg.save()
-    return pg
+    return resource.save_changed(SPEC, pg, changed, values)
 
 
 def _delete(pg: Portgroup) -> None:
@@ -186,9 +176,6 @@ def _member_ports_view(ident: str, scope: dict[str, str]) -> Any:
                                     portgroup=ident)
 
 
-def _nested(verb: str) -> Exception:
-    return exception.OperationNotPermitted()
-
 
 SPEC = descriptor.Spec(
     singular="portgroup", collection="portgroups", obj_cls=Portgroup,
@@ -199,7 +186,7 @@ SPEC = descriptor.Spec(
     sources={"node_uuid": "node_id"},
     bounds=descriptor.Bounds(features.PORTGROUPS),
     filters={
-        "node": descriptor.Filter(_node_filter),
+        "node": descriptor.Filter(port_api.node_filter),
         "address": descriptor.Filter(_address_filter),
         "shard": descriptor.Filter(port_api.shard_filter,
                                    features.PORTGROUP_SHARD_FILTER),
@@ -216,6 +203,7 @@ SPEC = descriptor.Spec(
     render=_render, row=lambda pg: dict(pg.as_dict(), id=pg.id),
     item=lambda ident, verb: _authorized(ident,
                                          f"baremetal:portgroup:{verb}"),
-    create=_create, update=_update, delete=_delete, refuse_nested=_nested)
+    create=_create, update=_update, delete=_delete,
+    refuse_nested=collection.list_only)
 
 PortgroupsController = collection.controller(SPEC, "PortgroupsController")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Iterable, NamedTuple
 
 from ironic.api import features, method
+from ironic.api.controllers.v1 import collection
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.controllers.v1.descriptor import Spec, check_names, need_version
 from ironic.common import exception, policy, utils
@@ -29,15 +30,16 @@ def check_body(spec: Spec, body: dict, creatable: Iterable[str],
     check_names(spec, list(body), ver, "attribute")
 
 
-def patch_values(spec: Spec, current: dict, patch: list, *, ver: int,
+def patch_values(spec: Spec, obj: Any, patch: list, *, ver: int,
                  patchable: Iterable[str], required: Iterable[str]
                  ) -> tuple[dict, set[str]]:
-    """Apply ``patch`` to ``current``, the full document of an item.
+    """Apply ``patch`` to the full document of the item ``obj``.
 
     Only the patchable fields of this version may be touched. Returns the
     patchable fields of the result (all of them, so the caller validates the
     whole item) and the names whose value changed.
     """
+    current = collection.show(spec, obj, spec.known())
     visible = set(spec.visible(ver))
     patchable = set(patchable)
     allowed = patchable & visible
@@ -183,11 +185,13 @@ def project_filter(kind: str) -> list[tuple[str, Any]]:
     return [("node.project", project)]
 
 
-def set_changed(obj: Any, changed: Iterable[str], values: dict,
-                sources: dict[str, str]) -> None:
-    """Set the columns behind the ``changed`` API fields from ``values``
-    (column values; ``sources`` maps API fields rendered from another
-    column, ``node_uuid`` from ``node_id``)."""
+def save_changed(spec: Spec, obj: Any, changed: Iterable[str],
+                 values: dict) -> Any:
+    """Save the columns behind the ``changed`` API fields from ``values``
+    (column values; the Spec's sources map API fields rendered from
+    another column, ``node_uuid`` from ``node_id``); the object."""
     for name in changed:
-        column = sources.get(name, name)
+        column = spec.sources.get(name, name)
         setattr(obj, column, values.get(column))
+    obj.save()
+    return obj

@@ -8,9 +8,9 @@ import dataclasses
 from typing import Any, Callable, Iterable
 
 from ironic.api import features, method
-from ironic.api.controllers.v1 import collection, descriptor
+from ironic.api.controllers.v1 import collection
 from ironic.api.controllers.v1 import utils as api_utils
-from ironic.common import exception, policy, utils
+from ironic.common import exception, utils
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,19 +98,11 @@ def spec_hooks(kind: Kind) -> dict[str, Any]:
     """The Spec hooks every step-row resource shares: authorization with
     the resource's rules (listing is ``get``), lookup, paging, deletion,
     and the answer to a GET of one item with other parameters."""
-    def authorize(verb: str) -> None:
-        rule = "get" if verb == "list" else verb
-        policy.authorize(f"baremetal:{kind.name}:{rule}", method.context())
-
-    def list_scope(q: descriptor.Query) -> descriptor.Criteria:
-        authorize("list")
-        return []
-
     def refuse_show_params(unknown: set[str]) -> Exception:
         return exception.InvalidParameterValue(
             err=f"Only 'fields' may be given when showing {kind.article}.")
 
-    return {"authorize": authorize, "list_scope": list_scope,
+    return {**collection.rule_hooks(kind.name, list_rule="get"),
             "item": lambda ident, verb: get(kind.store, ident),
             "fetch": collection.records_fetch(kind.store),
             "delete": lambda obj: kind.store.destroy(obj.id),
