@@ -251,12 +251,14 @@ class CollectionController(rest.RestController):
             else self.spec.collection
         return url + ("/detail" if detail else "")
 
+    def _refuse_nested(self, verb: str) -> None:
+        refusal = self.spec.refuse_nested(verb) if self.scope else None
+        if refusal is not None:
+            raise refusal
+
     def _check_verb(self, verb: str) -> None:
         """Refusal of a nested view, then the Spec's authorization."""
-        if self.scope:
-            refusal = self.spec.refuse_nested(verb)
-            if refusal is not None:
-                raise refusal
+        self._refuse_nested(verb)
         self.spec.authorize(verb)
 
     @expose()
@@ -280,10 +282,7 @@ class CollectionController(rest.RestController):
                           url=self._url(True))
 
     def _get_one(self, ident, **params):
-        if self.scope:
-            refusal = self.spec.refuse_nested("get")
-            if refusal is not None:
-                raise refusal
+        self._refuse_nested("get")
         fields = show_fields(self.spec, params, method.version())
         self.spec.authorize("get")
         return show(self.spec, self.spec.item(ident, "get"), fields)

@@ -10,6 +10,7 @@ interface may be using it.
 from __future__ import annotations
 
 import datetime
+import functools
 from typing import Any
 
 from pecan import rest
@@ -153,54 +154,58 @@ def _nested(verb: str) -> Exception:
     return exception.HTTPForbidden(resource="volume")
 
 
+def _render(kind: _Kind, rows: list, fields: list[str]) -> list[dict]:
+    rows = [_row(r) for r in rows]
+    uuids = uuids_for_ids("node", (r["node_id"] for r in rows))
+    return [_view(kind, r, fields, uuids) for r in rows]
+
+
+def _item(kind: _Kind, ident: str, verb: str) -> Any:
+    """The item, once the caller may ``verb`` it (404 when it may not see
+    it)."""
+    if not utils.is_uuid_like(ident):
+        raise exception.InvalidUUID(uuid=ident)
+    obj = kind.store.get(utils.normalize_uuid(ident))
+    resource.check_node_item(
+        "volume", f"baremetal:volume:{verb}", obj.node_id,
+        exception.NotFound(f"The {kind.name.replace('_', ' ')} {ident} "
+                           f"could not be found."))
+    return obj
+
+
+def _create(kind: _Kind, body: dict, ver: int) -> Any:
+    values = _values(kind, body)
+    resource.authorize_for_node("baremetal:volume:create", values["node_id"])
+    return kind.store.create(values)
+
+
+def _update(kind: _Kind, obj: Any, patch: list, ver: int) -> Any:
+    current = _render(kind, [obj], kind.fields)[0]
+    editable = {"node_uuid", "extra", *kind.columns}
+    patched = api_utils.apply_patch(
+        current, patch, read_only=set(current) - editable,
+        required=["node_uuid", *kind.schema["required"]],
+        allowed_roots=editable)
+    doc = {k: patched[k] for k in editable if k in patched}
+    doc.setdefault("extra", {})
+    values = _values(kind, doc)
+    _check_node_idle(obj.node_id, kind, deleting=False)
+    if values["node_id"] != obj.node_id:
+        _check_node_idle(values["node_id"], kind, deleting=False)
+    changed = {k: v for k, v in values.items() if getattr(obj, k) != v}
+    return kind.store.update(obj.id, changed)
+
+
+def _delete(kind: _Kind, obj: Any) -> None:
+    _check_node_idle(obj.node_id, kind, deleting=True)
+    kind.store.destroy(obj.id)
+
+
 def _spec(kind: _Kind) -> descriptor.Spec:
     """The Spec of connectors or targets."""
-    what = kind.name.replace("_", " ")
-
-    def render(rows: list, fields: list[str]) -> list[dict]:
-        rows = [_row(r) for r in rows]
-        uuids = uuids_for_ids("node", (r["node_id"] for r in rows))
-        return [_view(kind, r, fields, uuids) for r in rows]
-
-    def item(ident: str, verb: str) -> Any:
-        """The item, once the caller may ``verb`` it (404 when it may not
-        see it)."""
-        if not utils.is_uuid_like(ident):
-            raise exception.InvalidUUID(uuid=ident)
-        obj = kind.store.get(utils.normalize_uuid(ident))
-        resource.check_node_item(
-            "volume", f"baremetal:volume:{verb}", obj.node_id,
-            exception.NotFound(f"The {what} {ident} could not be found."))
-        return obj
-
-    def create(body: dict, ver: int) -> Any:
-        values = _values(kind, body)
-        resource.authorize_for_node("baremetal:volume:create",
-                                    values["node_id"])
-        return kind.store.create(values)
-
-    def update(obj: Any, patch: list, ver: int) -> Any:
-        current = collection.show(spec, obj)
-        editable = {"node_uuid", "extra", *kind.columns}
-        patched = api_utils.apply_patch(
-            current, patch, read_only=set(current) - editable,
-            required=["node_uuid", *kind.schema["required"]],
-            allowed_roots=editable)
-        doc = {k: patched[k] for k in editable if k in patched}
-        doc.setdefault("extra", {})
-        values = _values(kind, doc)
-        _check_node_idle(obj.node_id, kind, deleting=False)
-        if values["node_id"] != obj.node_id:
-            _check_node_idle(values["node_id"], kind, deleting=False)
-        changed = {k: v for k, v in values.items() if getattr(obj, k) != v}
-        return kind.store.update(obj.id, changed)
-
-    def delete(obj: Any) -> None:
-        _check_node_idle(obj.node_id, kind, deleting=True)
-        kind.store.destroy(obj.id)
-
-    spec = descriptor.Spec(
-        singular=what, collection=f"volume/{kind.key}", obj_cls=None,
+    return descriptor.Spec(
+        singular=kind.name.replace("_", " "),
+        collection=f"volume/{kind.key}", obj_cls=None,
         api_fields={name: features.VOLUME for name in kind.fields},
         default_fields=kind.default_fields,
         bounds=descriptor.Bounds(features.VOLUME),
@@ -209,11 +214,14 @@ def _spec(kind: _Kind) -> descriptor.Spec:
         # their first version on.
         detail_param=features.ALWAYS, detail_action=False,
         strict_fields=False, list_scope=_list_scope,
-        fetch=collection.records_fetch(kind.store), render=render,
-        item=item, create=create, update=update, delete=delete,
+        fetch=collection.records_fetch(kind.store),
+        render=functools.partial(_render, kind),
+        item=functools.partial(_item, kind),
+        create=functools.partial(_create, kind),
+        update=functools.partial(_update, kind),
+        delete=functools.partial(_delete, kind),
         refuse_nested=_nested,
         refuse_show_params=lambda unknown: exception.NotFound())
-    return spec
 
 
 ConnectorsController = collection.controller(_spec(CONNECTORS),
