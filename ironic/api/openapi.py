@@ -46,6 +46,7 @@ from ironic.api.controllers.v1 import (
     node_data,
     node_edit,
     node_indicators,
+    node_list,
     node_sub,
     node_vifs,
     node_vmedia,
@@ -172,6 +173,8 @@ class Route:
     until: int | None
     path_params: tuple[str, ...]
     query: tuple[str, ...]
+    #: The list's filter parameters, with the feature that brought each.
+    filters: tuple[tuple[str, features.Since], ...] = ()
 
     def routed_at(self, ver: int) -> bool:
         return features.Since(self.since, self.until).available(ver)
@@ -289,16 +292,33 @@ def _route(ctrl: object, handler: Any, verb: str, path: str,
     query: tuple[str, ...] = ()
     takes_query = any(p.kind is p.VAR_KEYWORD for p in
                       inspect.signature(handler).parameters.values())
+    filters: tuple[tuple[str, features.Since], ...] = ()
     listed = _list_query(cls)
     if takes_query and verb == "get":
         if handler.__name__ in ("get_all", "detail"):
             query = tuple(q for q in listed
                           if q != "detail" or handler.__name__ == "get_all")
+            filters = _list_filters(ctrl)
         elif handler.__name__ == "get_one" and "fields" in listed:
             query = ("fields",)
     return Route(path=path, http_method=verb, handler=handler,
                  controller=cls, since=max(since, handler.api_since),
-                 until=handler.api_until, path_params=params, query=query)
+                 until=handler.api_until, path_params=params, query=query,
+                 filters=filters)
+
+
+def _list_filters(ctrl: object) -> tuple[tuple[str, features.Since], ...]:
+    """The filters of a list, as its descriptor declares them (less those
+    a nested view takes from its URL)."""
+    if isinstance(ctrl, collection.CollectionController):
+        return tuple((name, f.feature)
+                     for name, f in ctrl.spec.filters.items()
+                     if f.scoped_by not in ctrl.scope)
+    if isinstance(ctrl, (node.NodesController,
+                         chassis.ChassisNodesController)):
+        return tuple((name, f.feature)
+                     for name, f in node_list.FILTERS.items())
+    return ()
 
 
 def _list_query(cls: type) -> tuple[str, ...]:
@@ -371,6 +391,9 @@ def _parameters(r: Route, ver: int) -> list[dict]:
         if since.available(ver):
             out.append({"name": name, "in": "query", "required": False,
                         "schema": schema})
+    out += [{"name": name, "in": "query", "required": False,
+             "schema": {"type": "string"}}
+            for name, since in r.filters if since.available(ver)]
     return out
 
 
