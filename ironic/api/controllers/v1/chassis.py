@@ -6,7 +6,7 @@ from typing import Any
 
 from pecan import rest
 
-from ironic.api import features, method
+from ironic.api import features
 from ironic.api.controllers.v1 import (
     collection,
     descriptor,
@@ -42,21 +42,6 @@ def _validate(doc: dict) -> dict:
     if values.get("extra") is None:
         values["extra"] = {}
     return values
-
-
-def chassis_view(row: dict, fields: list[str], url: str) -> dict:
-    out: dict[str, Any] = {}
-    uuid = row["uuid"]
-    for name in fields:
-        if name == "links":
-            out[name] = api_utils.link("chassis", uuid, url)
-        elif name == "nodes":
-            out[name] = api_utils.link("chassis", f"{uuid}/nodes", url)
-        elif name in ("created_at", "updated_at"):
-            out[name] = resource.iso(row.get(name))
-        else:
-            out[name] = row.get(name)
-    return out
 
 
 def get_chassis(ident: str) -> Chassis:
@@ -101,11 +86,6 @@ class ChassisNodesController(rest.RestController):
         raise exception.OperationNotPermitted()
 
 
-def _render(rows: list, fields: list[str]) -> list[dict]:
-    base = method.public_url()
-    return [chassis_view(r, fields, base) for r in rows]
-
-
 def _create(body: dict, ver: int) -> Chassis:
     resource.check_body(SPEC, body, _CREATABLE, ver)
     chassis = Chassis(**_validate(body))
@@ -134,7 +114,7 @@ SPEC = descriptor.Spec(
         lambda ident, scope: ChassisNodesController(ident))},
     fetch=collection.object_fetch(
         Chassis, lambda marker: exception.ChassisNotFound(chassis=marker)),
-    render=_render, row=lambda chassis: chassis.as_dict(),
+    row=lambda chassis: chassis.as_dict(),
     item=lambda ident, verb: get_chassis(ident),
     create=_create, update=_update, delete=_delete,
     **collection.rule_hooks("chassis"))

@@ -30,6 +30,7 @@ from ironic.api.controllers.v1.descriptor import (
 )
 from ironic.api.method import api_method, expose
 from ironic.common import exception, policy
+from ironic.objects.base import uuids_for_ids
 
 
 @dataclasses.dataclass
@@ -167,10 +168,46 @@ def uuid_of(row: Any) -> str:
     return row["uuid"] if isinstance(row, dict) else row.uuid
 
 
+def render(spec: Spec, rows: list, fields: list[str]) -> list[dict]:
+    """The documents of rows, with only ``fields``."""
+    if spec.render is not None:
+        return spec.render(rows, fields)
+    return row_documents(spec, rows, fields)
+
+
+def row_documents(spec: Spec, rows: list[dict], fields: list[str]
+                  ) -> list[dict]:
+    """Documents of rows of columns: the UUIDs of related rows (looked up
+    for the page at once), links to the item and its sub-resources, and
+    timestamps with their offset."""
+    links = api_utils.linker(spec.collection, method.public_url())
+    # {id: UUID}, looked up with a row's id, which may be None
+    related: dict[str, dict[Any, str]] = {
+        name: uuids_for_ids(table, (r.get(spec.sources[name]) for r in rows))
+        for name, table in spec.related.items() if name in fields}
+    out = []
+    for row in rows:
+        doc: dict[str, Any] = {}
+        uuid = row["uuid"]
+        for name in fields:
+            if name in related:
+                doc[name] = related[name].get(row.get(spec.sources[name]))
+            elif name == "links":
+                doc[name] = links(uuid)
+            elif name in spec.subresources:
+                doc[name] = links(f"{uuid}/{name}")
+            elif name in ("created_at", "updated_at"):
+                doc[name] = api_utils.iso(row.get(name))
+            else:
+                doc[name] = row.get(name)
+        out.append(doc)
+    return out
+
+
 def show(spec: Spec, obj: Any, fields: list[str] | None = None) -> dict:
     """The document of one item (every field of this version)."""
     fields = fields or spec.visible(method.version())
-    return spec.render([spec.row(obj)], fields)[0]
+    return render(spec, [spec.row(obj)], fields)[0]
 
 
 def list_items(spec: Spec, q: Query, *, detail: bool, url: str) -> dict:
@@ -179,7 +216,7 @@ def list_items(spec: Spec, q: Query, *, detail: bool, url: str) -> dict:
     args = parse_list(spec, q, detail=detail)
     rows = spec.fetch(filter_criteria(spec.filters, q) + visible, args,
                       spec.columns_for(args.fields))
-    items = spec.render(rows, args.fields)
+    items = render(spec, rows, args.fields)
     return api_utils.collection(spec.list_key, items, args.limit, url,
                                 q.params, uuid_of(rows[-1]) if rows else None)
 

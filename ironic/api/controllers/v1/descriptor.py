@@ -110,6 +110,9 @@ class Spec:
     default_fields: tuple[str, ...] | None
     #: API field -> column holding the data it is rendered from.
     sources: dict[str, str] = dataclasses.field(default_factory=dict)
+    #: API field -> the resource (db table name) whose UUID it shows, the
+    #: row's id in the field's source column (``node_uuid``: ``node``).
+    related: dict[str, str] = dataclasses.field(default_factory=dict)
     #: JSON key of the list (default: the last segment of the path).
     key: str = ""
     bounds: Bounds = Bounds()
@@ -136,8 +139,9 @@ class Spec:
     #: A page of rows: (criteria, columns or None, limit, marker,
     #: sort_key, sort_dir).
     fetch: Callable[..., list] = _nothing
-    #: Documents of rows (dicts or objects) with only ``fields``.
-    render: Callable[[list, list[str]], list[dict]] = _nothing
+    #: Documents of rows (dicts or objects) with only ``fields``; None:
+    #: rows of columns shown as they are (``collection.row_documents``).
+    render: Callable[[list, list[str]], list[dict]] | None = None
     #: The row ``render`` takes for one loaded item.
     row: Callable[[Any], Any] = _identity
     #: Authorization asked before anything else for a verb (get, create,

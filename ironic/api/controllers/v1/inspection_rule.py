@@ -51,7 +51,7 @@ def _view(rule: Any, fields: list[str] | tuple) -> dict[str, Any]:
         if name == "links":
             out[name] = api_utils.link("inspection_rules", rule.uuid)
         elif name in ("created_at", "updated_at"):
-            out[name] = resource.iso(getattr(rule, name))
+            out[name] = api_utils.iso(getattr(rule, name))
         elif name in ("conditions", "actions"):
             out[name] = None if rule.sensitive else _steps(
                 getattr(rule, name), name == "conditions")

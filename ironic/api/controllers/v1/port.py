@@ -216,35 +216,6 @@ def _check_no_null_flag(patch: Any) -> None:
                     f"false, not {op['value']!r}.")
 
 
-class _Relations:
-    """UUIDs of the nodes and port groups of a page of ports, in bulk."""
-
-    def __init__(self, rows: list[dict], fields: list[str]):
-        # {id: UUID}, looked up with a row's id, which may be None
-        self.nodes: dict[Any, str] = resource.node_uuids(rows) \
-            if "node_uuid" in fields else {}
-        self.portgroups: dict[Any, str] = resource.portgroup_uuids(rows) \
-            if "portgroup_uuid" in fields else {}
-
-
-def port_view(row: dict, fields: list[str], url: str,
-              rel: _Relations) -> dict:
-    """The API document of one port, with only ``fields``."""
-    out: dict[str, Any] = {}
-    for name in fields:
-        if name == "node_uuid":
-            out[name] = rel.nodes.get(row.get("node_id"))
-        elif name == "portgroup_uuid":
-            out[name] = rel.portgroups.get(row.get("portgroup_id"))
-        elif name == "links":
-            out[name] = api_utils.link("ports", row["uuid"], url)
-        elif name in ("created_at", "updated_at"):
-            out[name] = resource.iso(row.get(name))
-        else:
-            out[name] = row.get(name)
-    return out
-
-
 def get_port(ident: str) -> Port:
     """A port by UUID, or by name from 1.88."""
     if utils.is_uuid_like(ident):
@@ -329,12 +300,6 @@ def _list_scope(q: descriptor.Query) -> descriptor.Criteria:
 
 # --- items ------------------------------------------------------------------
 
-def _render(rows: list, fields: list[str]) -> list[dict]:
-    base = method.public_url()
-    rel = _Relations(rows, fields)
-    return [port_view(r, fields, base, rel) for r in rows]
-
-
 def _create(body: dict, ver: int) -> Port:
     names = dict(body)
     if features.PORT_NODE_NAME.available(ver):
@@ -371,6 +336,7 @@ SPEC = descriptor.Spec(
                 "links": features.ALWAYS},
     default_fields=("uuid", "address"),
     sources={"node_uuid": "node_id", "portgroup_uuid": "portgroup_id"},
+    related={"node_uuid": "node", "portgroup_uuid": "portgroup"},
     filters={
         # node_uuid, when given too, says which node.
         "node": descriptor.Filter(lambda ident, q: [] if q.params.get(
@@ -386,7 +352,7 @@ SPEC = descriptor.Spec(
     list_scope=_list_scope,
     fetch=collection.object_fetch(
         Port, lambda marker: exception.PortNotFound(port=marker)),
-    render=_render, row=lambda port: dict(port.as_dict(), id=port.id),
+    row=lambda port: dict(port.as_dict(), id=port.id),
     item=lambda ident, verb: _authorized(ident, f"baremetal:port:{verb}"),
     create=_create, update=_update, delete=_delete,
     refuse_nested=collection.list_only)

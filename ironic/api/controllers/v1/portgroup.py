@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ironic.api import features, method
+from ironic.api import features
 from ironic.api.controllers.v1 import collection, descriptor, resource
 from ironic.api.controllers.v1 import port as port_api
 from ironic.api.controllers.v1 import utils as api_utils
@@ -87,25 +87,6 @@ def _check_update(pg: Portgroup, values: dict, changed: set[str]) -> None:
             f"so it must keep supporting standalone ports.")
 
 
-def portgroup_view(row: dict, fields: list[str], url: str,
-                   nodes: dict[Any, str]) -> dict:
-    """The API document of one port group, with only ``fields``."""
-    out: dict[str, Any] = {}
-    uuid = row["uuid"]
-    for name in fields:
-        if name == "node_uuid":
-            out[name] = nodes.get(row.get("node_id"))
-        elif name == "links":
-            out[name] = api_utils.link("portgroups", uuid, url)
-        elif name == "ports":
-            out[name] = api_utils.link("portgroups", f"{uuid}/ports", url)
-        elif name in ("created_at", "updated_at"):
-            out[name] = resource.iso(row.get(name))
-        else:
-            out[name] = row.get(name)
-    return out
-
-
 def get_portgroup(ident: str) -> Portgroup:
     if utils.is_uuid_like(ident) or utils.is_valid_logical_name(ident):
         return Portgroup.get(ident)
@@ -135,12 +116,6 @@ def _list_scope(q: descriptor.Query) -> descriptor.Criteria:
         conds.append(("node_id",
                       resource.find_node(q.scope["node"], q.ver).id))
     return conds
-
-
-def _render(rows: list, fields: list[str]) -> list[dict]:
-    base = method.public_url()
-    nodes = resource.node_uuids(rows) if "node_uuid" in fields else {}
-    return [portgroup_view(r, fields, base, nodes) for r in rows]
 
 
 def _create(body: dict, ver: int) -> Portgroup:
@@ -183,7 +158,7 @@ SPEC = descriptor.Spec(
                 "links": features.PORTGROUPS,
                 "ports": features.PORTGROUP_SUBRESOURCES},
     default_fields=("uuid", "address", "name"),
-    sources={"node_uuid": "node_id"},
+    sources={"node_uuid": "node_id"}, related={"node_uuid": "node"},
     bounds=descriptor.Bounds(features.PORTGROUPS),
     filters={
         "node": descriptor.Filter(port_api.node_filter),
@@ -200,7 +175,7 @@ SPEC = descriptor.Spec(
     fetch=collection.object_fetch(
         Portgroup,
         lambda marker: exception.PortgroupNotFound(portgroup=marker)),
-    render=_render, row=lambda pg: dict(pg.as_dict(), id=pg.id),
+    row=lambda pg: dict(pg.as_dict(), id=pg.id),
     item=lambda ident, verb: _authorized(ident,
                                          f"baremetal:portgroup:{verb}"),
     create=_create, update=_update, delete=_delete,

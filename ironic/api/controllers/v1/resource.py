@@ -12,10 +12,7 @@ from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.controllers.v1.descriptor import Spec, check_names, need_version
 from ironic.common import exception, policy, utils
 from ironic.objects import node as node_obj
-from ironic.objects.base import uuids_for_ids
 from ironic.objects.node import Node
-
-iso = api_utils.iso
 
 
 def check_body(spec: Spec, body: dict, creatable: Iterable[str],
@@ -127,14 +124,6 @@ def check_unlocked(*node_ids: int) -> None:
         if node.reservation:
             raise exception.NodeLocked(node=node.uuid,
                                        host=node.reservation)
-
-
-def node_uuids(rows: list[dict]) -> dict[int, str]:
-    return uuids_for_ids("node", (r.get("node_id") for r in rows))
-
-
-def portgroup_uuids(rows: list[dict]) -> dict[int, str]:
-    return uuids_for_ids("portgroup", (r.get("portgroup_id") for r in rows))
 
 
 # --- items that belong to a node: ports, port groups, volumes ---------------

@@ -9,9 +9,8 @@ interface may be using it.
 
 from __future__ import annotations
 
-import datetime
 import functools
-from typing import Any
+from typing import Any, Callable
 
 from pecan import rest
 
@@ -26,7 +25,6 @@ from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import exception, policy, states, utils
 from ironic.objects import records
-from ironic.objects.base import uuids_for_ids
 from ironic.objects.node import Node
 
 CONNECTOR_TYPES = ("iqn", "ip", "mac", "wwnn", "wwpn", "port", "portgroup")
@@ -69,25 +67,6 @@ TARGETS = _Kind(
      "properties": {"type": "object"},
      "boot_index": {"type": "integer", "minimum": 0},
      "volume_id": {"type": "string", "minLength": 1, "maxLength": 36}})
-
-
-def _iso(value: datetime.datetime | None) -> str | None:
-    return api_utils.iso(value)
-
-
-def _view(kind: _Kind, row: dict, fields: list[str], node_uuids: dict
-          ) -> dict:
-    out: dict[str, Any] = {}
-    for name in fields:
-        if name == "node_uuid":
-            out[name] = node_uuids.get(row["node_id"])
-        elif name == "links":
-            out[name] = api_utils.link(f"volume/{kind.key}", row["uuid"])
-        elif name in ("created_at", "updated_at"):
-            out[name] = _iso(row.get(name))
-        else:
-            out[name] = row.get(name)
-    return out
 
 
 def _row(obj) -> dict:
@@ -154,10 +133,10 @@ def _nested(verb: str) -> Exception:
     return exception.HTTPForbidden(resource="volume")
 
 
-def _render(kind: _Kind, rows: list, fields: list[str]) -> list[dict]:
-    rows = [_row(r) for r in rows]
-    uuids = uuids_for_ids("node", (r["node_id"] for r in rows))
-    return [_view(kind, r, fields, uuids) for r in rows]
+def _rows(store: records.VolumeRecords) -> Callable[..., list]:
+    """``Spec.fetch``: a page as rows of columns."""
+    fetch = collection.records_fetch(store)
+    return lambda *args: [_row(r) for r in fetch(*args)]
 
 
 def _item(kind: _Kind, ident: str, verb: str) -> Any:
@@ -180,7 +159,7 @@ def _create(kind: _Kind, body: dict, ver: int) -> Any:
 
 
 def _update(kind: _Kind, obj: Any, patch: list, ver: int) -> Any:
-    current = _render(kind, [obj], kind.fields)[0]
+    current = collection.show(_SPECS[kind.key], obj)
     editable = {"node_uuid", "extra", *kind.columns}
     patched = api_utils.apply_patch(
         current, patch, read_only=set(current) - editable,
@@ -214,8 +193,8 @@ def _spec(kind: _Kind) -> descriptor.Spec:
         # their first version on.
         detail_param=features.ALWAYS, detail_action=False,
         strict_fields=False, list_scope=_list_scope,
-        fetch=collection.records_fetch(kind.store),
-        render=functools.partial(_render, kind),
+        sources={"node_uuid": "node_id"}, related={"node_uuid": "node"},
+        fetch=_rows(kind.store), row=_row,
         item=functools.partial(_item, kind),
         create=functools.partial(_create, kind),
         update=functools.partial(_update, kind),
@@ -224,9 +203,10 @@ def _spec(kind: _Kind) -> descriptor.Spec:
         refuse_show_params=lambda unknown: exception.NotFound())
 
 
-ConnectorsController = collection.controller(_spec(CONNECTORS),
+_SPECS = {kind.key: _spec(kind) for kind in (CONNECTORS, TARGETS)}
+ConnectorsController = collection.controller(_SPECS["connectors"],
                                              "ConnectorsController")
-TargetsController = collection.controller(_spec(TARGETS),
+TargetsController = collection.controller(_SPECS["targets"],
                                           "TargetsController")
 
 
