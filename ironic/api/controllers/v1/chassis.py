@@ -74,9 +74,7 @@ class ChassisNodesController(rest.RestController):
     @expose()
     @api_method()
     def detail(self, **params):
-        if "detail" in params:
-            raise exception.InvalidParameterValue(
-                err="The 'detail' parameter can not be used with /detail.")
+        collection.refuse_detail_param(params)
         return self._list(params, True)
 
     @expose()

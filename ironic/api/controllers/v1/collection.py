@@ -109,6 +109,13 @@ def parse_detail(params: dict[str, Any], detail: bool, ver: int,
     return detail or api_utils.parse_bool(params["detail"], "detail")
 
 
+def refuse_detail_param(params: dict[str, Any]) -> None:
+    """``/detail`` shows every field already: ``?detail=`` is refused."""
+    if "detail" in params:
+        raise exception.InvalidParameterValue(
+            err="The 'detail' parameter can not be used with /detail.")
+
+
 def check_not_both(fields: list[str] | None, detail: bool) -> None:
     if fields is not None and detail:
         raise exception.InvalidParameterValue(
@@ -312,9 +319,7 @@ class CollectionController(rest.RestController):
                           url=self._url(False))
 
     def _detail(self, **params):
-        if "detail" in params:
-            raise exception.InvalidParameterValue(
-                err="The 'detail' parameter can not be used with /detail.")
+        refuse_detail_param(params)
         return list_items(self.spec, self._query(params), detail=True,
                           url=self._url(True))
 

@@ -11,6 +11,7 @@ from pecan import rest
 from ironic.api import features, method
 from ironic.api.controllers.v1 import (
     allocation,
+    collection,
     node_actions,
     node_data,
     node_edit,
@@ -106,9 +107,7 @@ class NodesController(rest.RestController):
     @expose()
     @api_method()
     def detail(self, **params):
-        if "detail" in params:
-            raise exception.InvalidParameterValue(
-                err="The 'detail' parameter can not be used with /detail.")
+        collection.refuse_detail_param(params)
         return node_list.list_nodes(params, detail=True,
                                     resource_url="nodes/detail")
 
