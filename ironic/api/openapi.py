@@ -36,6 +36,7 @@ from ironic.api import features, method, openapi_resources
 from ironic.api.controllers.v1 import (
     allocation,
     chassis,
+    collection,
     conductor,
     deploy_template,
     driver,
@@ -46,6 +47,7 @@ from ironic.api.controllers.v1 import (
     node_data,
     node_edit,
     node_indicators,
+    node_list,
     node_sub,
     node_vifs,
     node_vmedia,
@@ -54,7 +56,6 @@ from ironic.api.controllers.v1 import (
     ramdisk,
     runbook,
     versions,
-    volume,
 )
 from ironic.api.method import api_method, expose
 from ironic.api.middleware import auth
@@ -80,23 +81,13 @@ _QUERY: dict[str, tuple[features.Since, dict]] = {
     "detail": (features.DETAIL_PARAM, {"type": "boolean"}),
 }
 _PAGED = ("limit", "marker", "sort_key", "sort_dir")
-#: Which of them each list takes, by the controller serving the list.
+#: Which of them each list takes, by the controller serving the list (the
+#: collections served from a descriptor say it themselves).
 _LIST_QUERY: dict[type, tuple[str, ...]] = {
     node.NodesController: ("fields", "detail", *_PAGED),
-    chassis.ChassisController: ("fields", "detail", *_PAGED),
     chassis.ChassisNodesController: ("fields", "detail", *_PAGED),
-    port.PortsController: ("fields", "detail", *_PAGED),
-    portgroup.PortgroupsController: ("fields", "detail", *_PAGED),
     conductor.ConductorsController: ("fields", "detail", *_PAGED),
-    allocation.AllocationsController: ("fields", *_PAGED),
     allocation.NodeAllocationController: ("fields",),
-    deploy_template.DeployTemplatesController: ("fields", "detail",
-                                                *_PAGED),
-    runbook.RunbooksController: ("fields", "detail", *_PAGED),
-    inspection_rule.InspectionRulesController: ("fields", "detail",
-                                                *_PAGED),
-    volume.ConnectorsController: ("fields", "detail", *_PAGED),
-    volume.TargetsController: ("fields", "detail", *_PAGED),
     driver.DriversController: ("fields", "detail"),
     node_data.BIOSController: ("fields", "detail"),
     node_data.HistoryController: ("fields", "detail", "limit", "marker"),
@@ -185,6 +176,8 @@ class Route:
     until: int | None
     path_params: tuple[str, ...]
     query: tuple[str, ...]
+    #: The list's filter parameters, with the feature that brought each.
+    filters: tuple[tuple[str, features.Since], ...] = ()
 
     def routed_at(self, ver: int) -> bool:
         return features.Since(self.since, self.until).available(ver)
@@ -302,17 +295,41 @@ def _route(ctrl: object, handler: Any, verb: str, path: str,
     query: tuple[str, ...] = ()
     takes_query = any(p.kind is p.VAR_KEYWORD for p in
                       inspect.signature(handler).parameters.values())
-    listed = next((q for c, q in _LIST_QUERY.items()
-                   if issubclass(cls, c)), ())
+    filters: tuple[tuple[str, features.Since], ...] = ()
+    listed = _list_query(cls)
     if takes_query and verb == "get":
         if handler.__name__ in ("get_all", "detail"):
             query = tuple(q for q in listed
                           if q != "detail" or handler.__name__ == "get_all")
+            filters = _list_filters(ctrl)
         elif handler.__name__ == "get_one" and "fields" in listed:
             query = ("fields",)
     return Route(path=path, http_method=verb, handler=handler,
                  controller=cls, since=max(since, handler.api_since),
-                 until=handler.api_until, path_params=params, query=query)
+                 until=handler.api_until, path_params=params, query=query,
+                 filters=filters)
+
+
+def _list_filters(ctrl: object) -> tuple[tuple[str, features.Since], ...]:
+    """The filters of a list, as its descriptor declares them (less those
+    a nested view takes from its URL)."""
+    if isinstance(ctrl, collection.CollectionController):
+        return tuple((name, f.feature)
+                     for name, f in ctrl.spec.filters.items()
+                     if f.scoped_by not in ctrl.scope)
+    if isinstance(ctrl, (node.NodesController,
+                         chassis.ChassisNodesController)):
+        return tuple((name, f.feature)
+                     for name, f in node_list.FILTERS.items())
+    return ()
+
+
+def _list_query(cls: type) -> tuple[str, ...]:
+    """The common list parameters the controller ``cls`` takes."""
+    if issubclass(cls, collection.CollectionController):
+        return tuple(p for p in cls.spec.list_params() if p in _QUERY)
+    return next((q for c, q in _LIST_QUERY.items() if issubclass(cls, c)),
+                ())
 
 
 # --- the document ---------------------------------------------------------
@@ -377,6 +394,9 @@ def _parameters(r: Route, ver: int) -> list[dict]:
         if since.available(ver):
             out.append({"name": name, "in": "query", "required": False,
                         "schema": schema})
+    out += [{"name": name, "in": "query", "required": False,
+             "schema": {"type": "string"}}
+            for name, since in r.filters if since.available(ver)]
     return out
 
 

@@ -15,11 +15,15 @@ import datetime
 import types
 from typing import Any
 
-import pecan
 from pecan import rest
 
 from ironic.api import features, method, schemas
-from ironic.api.controllers.v1 import node_lookup, node_sub
+from ironic.api.controllers.v1 import (
+    collection,
+    descriptor,
+    node_lookup,
+    node_sub,
+)
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import exception, policy, utils
@@ -37,10 +41,6 @@ _FIELDS = {name: features.ALLOCATIONS for name in (
 _FIELDS.update(owner=features.ALLOCATION_OWNER,
                created_at=features.ALLOCATIONS,
                updated_at=features.ALLOCATIONS, links=features.ALLOCATIONS)
-_SORT_KEYS = {"id", "uuid", "name", "state", "resource_class", "owner",
-              "created_at", "updated_at"}
-_LIST_PARAMS = {"node", "resource_class", "state", "owner", "fields",
-                "limit", "marker", "sort_key", "sort_dir"}
 #: The allocation's fields as a client writes them: the object's, and
 #: (from 1.58) the node it records for one deployed without it.
 FIELDS: dict[str, Field] = {
@@ -53,9 +53,6 @@ _PATCHABLE = schemas.patchable(FIELDS)
 #: What a patched allocation's editable fields must be (from 1.57).
 _PATCH_SCHEMA: dict[str, Any] = schemas.body(FIELDS, _PATCHABLE,
                                              closed=False)
-
-def _visible(ver: int) -> list[str]:
-    return [f for f, since in _FIELDS.items() if since.available(ver)]
 
 
 def _iso(value: Any) -> str | None:
@@ -229,69 +226,31 @@ def _from_reply(doc: dict) -> Any:
 # listing
 
 
-def _list_filters(params: dict, ver: int) -> list[tuple[str, Any]]:
-    conds: list[tuple[str, Any]] = []
-    if params.get("node") is not None:
-        try:
-            node = node_lookup.get_node(params["node"])
-        except exception.NodeNotFound as e:
-            raise exception.InvalidParameterValue(err=str(e)) from e
-        conds.append(("node_id", node.id))
-    if params.get("resource_class") is not None:
-        conds.append(("resource_class", params["resource_class"]))
-    if params.get("state") is not None:
-        if params["state"] not in alloc_obj.STATES:
-            raise exception.InvalidParameterValue(
-                err=f"Invalid state {params['state']!r}: expected one of "
-                    f"{', '.join(alloc_obj.STATES)}.")
-        conds.append(("state", params["state"]))
-    if params.get("owner") is not None:
-        if not features.ALLOCATION_OWNER.available(ver):
-            raise exception.NotAcceptable(
-                f"The 'owner' filter needs API version "
-                f"{features.ALLOCATION_OWNER.version} or newer.")
-        conds.append(("owner", params["owner"]))
+def _node_filter(ident: str, q: descriptor.Query) -> descriptor.Criteria:
+    try:
+        node = node_lookup.get_node(ident)
+    except exception.NodeNotFound as e:
+        raise exception.InvalidParameterValue(err=str(e)) from e
+    return [("node_id", node.id)]
+
+
+def _state_filter(state: str, q: descriptor.Query) -> descriptor.Criteria:
+    if state not in alloc_obj.STATES:
+        raise exception.InvalidParameterValue(
+            err=f"Invalid state {state!r}: expected one of "
+                f"{', '.join(alloc_obj.STATES)}.")
+    return [("state", state)]
+
+
+def _list_scope(q: descriptor.Query) -> descriptor.Criteria:
+    """A project-scoped caller lists its project's allocations only,
+    unless it may list them all."""
     project = _project_scope()
+    _authorize("list", project)
     if project is not None and not policy.allowed(
             "baremetal:allocation:list_all", method.context()):
-        conds.append(("owner", project))
-    return conds
-
-
-def _sort_key(key: str | None, ver: int) -> str:
-    key = key or "id"
-    if key not in _SORT_KEYS or \
-            not _FIELDS.get(key, features.ALWAYS).available(ver):
-        raise exception.InvalidParameterValue(
-            err=f"The sort_key value \"{key}\" is an invalid field for "
-                f"sorting")
-    return key
-
-
-def list_allocations(params: dict, ver: int) -> dict:
-    unknown = set(params) - _LIST_PARAMS
-    if unknown:
-        raise exception.InvalidParameterValue(
-            err=f"Unknown query parameter(s): {', '.join(sorted(unknown))}")
-    fields = api_utils.parse_fields(params.get("fields"), _visible(ver))
-    fields = fields or _visible(ver)
-    limit = api_utils.parse_limit(params.get("limit"))
-    rows = Allocation.list_rows(
-        _list_filters(params, ver), limit=limit,
-        marker=api_utils.check_marker(params.get("marker")),
-        sort_key=_sort_key(params.get("sort_key"), ver),
-        sort_dir=api_utils.parse_sort_dir(params.get("sort_dir")))
-    return api_utils.collection("allocations", views(rows, fields), limit,
-                                "allocations", params,
-                                rows[-1].uuid if rows else None)
-
-
-def _show(alloc: Any, params: dict, ver: int) -> dict:
-    if set(params) - {"fields"}:
-        raise exception.InvalidParameterValue(
-            err="Only 'fields' may be given when showing an allocation.")
-    fields = api_utils.parse_fields(params.get("fields"), _visible(ver))
-    return views([alloc], fields or _visible(ver))[0]
+        return [("owner", project)]
+    return []
 
 
 def destroy(alloc: Allocation) -> None:
@@ -308,71 +267,68 @@ def destroy(alloc: Allocation) -> None:
 _TOO_OLD = "The API version does not allow allocations"
 
 
-class AllocationsController(api_utils.ItemLookup, rest.RestController):
-    @expose()
-    @api_method(features.ALLOCATIONS, too_old_message=_TOO_OLD)
-    def get_all(self, **params):
-        _authorize("list", _project_scope())
-        return list_allocations(params, method.version())
+def _item(ident: str, verb: str) -> Allocation:
+    alloc = get_allocation(ident)
+    _check_owner_visible(alloc)
+    _authorize(verb, alloc.owner)
+    return alloc
 
-    @expose()
-    @api_method(features.ALLOCATIONS, too_old_message=_TOO_OLD)
-    def get_one(self, ident, **params):
-        alloc = get_allocation(ident)
-        _check_owner_visible(alloc)
-        _authorize("get", alloc.owner)
-        return _show(alloc, params, method.version())
 
-    @expose()
-    @api_method(features.ALLOCATIONS, status=201, too_old=405,
-                too_old_message=_TOO_OLD)
-    def post(self):
-        ver = method.version()
-        values = validate_create(method.json_body(), ver)
-        _authorize("create", values.get("owner"))
-        node = _backfill_node(values["node"], values) \
-            if values.get("node") else None
-        host = _target_host(values, node)
-        saved = rpcapi.get_api().create_allocation(method.context(), values,
-                                                   host)
-        pecan.response.location = (f"{method.public_url()}/v1/allocations/"
-                                   f"{saved['uuid']}")
-        return views([_from_reply(saved)], _visible(ver))[0]
+def _create(body: dict, ver: int) -> Any:
+    values = validate_create(body, ver)
+    _authorize("create", values.get("owner"))
+    node = _backfill_node(values["node"], values) \
+        if values.get("node") else None
+    host = _target_host(values, node)
+    saved = rpcapi.get_api().create_allocation(method.context(), values,
+                                               host)
+    return _from_reply(saved)
 
-    @expose()
-    @api_method(features.ALLOCATION_UPDATE, too_old=405,
-                too_old_message="The API version does not allow updating "
-                                "allocations")
-    def patch(self, ident):
-        ver = method.version()
-        patch = method.json_body(list)
-        alloc = get_allocation(ident)
-        _check_owner_visible(alloc)
-        _authorize("update", alloc.owner)
-        current = {name: getattr(alloc, name) for name in _PATCHABLE}
-        patched = api_utils.apply_patch(
-            current, patch, read_only=set(_visible(ver)) - set(current),
-            allowed_roots=set(current))
-        api_utils.validate(_PATCH_SCHEMA, patched, "allocation")
-        _check_name(patched.get("name"))
-        changes = {"name": patched.get("name"),
-                   "extra": patched.get("extra") or {}}
-        changes = {k: v for k, v in changes.items()
-                   if getattr(alloc, k) != v}
-        if changes:
-            for name, value in changes.items():
-                setattr(alloc, name, value)
-            alloc.save()
-        return views([alloc], _visible(ver))[0]
 
-    @expose()
-    @api_method(features.ALLOCATIONS, status=204, too_old=405,
-                too_old_message=_TOO_OLD)
-    def delete(self, ident):
-        alloc = get_allocation(ident)
-        _check_owner_visible(alloc)
-        _authorize("delete", alloc.owner)
-        destroy(alloc)
+def _update(alloc: Allocation, patch: list, ver: int) -> Allocation:
+    current = {name: getattr(alloc, name) for name in _PATCHABLE}
+    patched = api_utils.apply_patch(
+        current, patch, read_only=set(SPEC.visible(ver)) - set(current),
+        allowed_roots=set(current))
+    api_utils.validate(_PATCH_SCHEMA, patched, "allocation")
+    _check_name(patched.get("name"))
+    changes = {"name": patched.get("name"),
+               "extra": patched.get("extra") or {}}
+    changes = {k: v for k, v in changes.items() if getattr(alloc, k) != v}
+    if changes:
+        for name, value in changes.items():
+            setattr(alloc, name, value)
+        alloc.save()
+    return alloc
+
+
+SPEC = descriptor.Spec(
+    singular="allocation", collection="allocations", obj_cls=None,
+    api_fields=_FIELDS, default_fields=None,
+    bounds=descriptor.Bounds(
+        features.ALLOCATIONS, too_old_message=_TOO_OLD, write_too_old=405,
+        patch=features.ALLOCATION_UPDATE,
+        patch_too_old_message="The API version does not allow updating "
+                              "allocations"),
+    filters={
+        "node": descriptor.Filter(_node_filter),
+        "resource_class": descriptor.Filter(
+            lambda value, q: [("resource_class", value)]),
+        "state": descriptor.Filter(_state_filter),
+        "owner": descriptor.Filter(lambda value, q: [("owner", value)],
+                                   features.ALLOCATION_OWNER),
+    },
+    sort_keys=frozenset({"id", "uuid", "name", "state", "resource_class",
+                         "owner", "created_at", "updated_at"}),
+    detail_param=None, detail_action=False, strict_fields=False,
+    list_scope=_list_scope, fetch=collection.object_fetch(Allocation),
+    render=views, item=_item, create=_create, update=_update,
+    delete=destroy,
+    refuse_show_params=lambda unknown: exception.InvalidParameterValue(
+        err="Only 'fields' may be given when showing an allocation."))
+
+AllocationsController = collection.controller(SPEC,
+                                              "AllocationsController")
 
 
 class NodeAllocationController(rest.RestController):
@@ -400,7 +356,8 @@ class NodeAllocationController(rest.RestController):
     def get_all(self, **params):
         alloc = self._allocation(exception.InvalidParameterValue)
         _authorize("get", alloc.owner)
-        return _show(alloc, params, method.version())
+        fields = collection.show_fields(SPEC, params, method.version())
+        return collection.show(SPEC, alloc, fields)
 
     @expose()
     @api_method(features.ALLOCATIONS, status=204)

@@ -4,24 +4,24 @@ from __future__ import annotations
 
 from typing import Any
 
-import pecan
 from pecan import rest
 
-from ironic.api import features, method, schemas
-from ironic.api.controllers.v1 import node_list, resource
+from ironic.api import features, schemas
+from ironic.api.controllers.v1 import (
+    collection,
+    descriptor,
+    node_list,
+    resource,
+)
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
-from ironic.common import exception, policy, utils
+from ironic.common import exception, utils
 from ironic.objects.chassis import Chassis
-
-SPEC = resource.Spec(
-    singular="chassis", collection="chassis", obj_cls=Chassis,
-    api_fields={"links": features.ALWAYS, "nodes": features.ALWAYS},
-    default_fields=("uuid", "description"))
 
 _CREATABLE = schemas.creatable(Chassis.fields)
 _PATCHABLE = schemas.patchable(Chassis.fields)
 _CHASSIS_SCHEMA: dict[str, Any] = schemas.body(Chassis.fields)
+
 
 def _validate(doc: dict) -> dict:
     api_utils.validate(_CHASSIS_SCHEMA, doc, "chassis")
@@ -33,26 +33,6 @@ def _validate(doc: dict) -> dict:
     if values.get("extra") is None:
         values["extra"] = {}
     return values
-
-
-def chassis_view(row: dict, fields: list[str], url: str) -> dict:
-    out: dict[str, Any] = {}
-    uuid = row["uuid"]
-    for name in fields:
-        if name == "links":
-            out[name] = api_utils.link("chassis", uuid, url)
-        elif name == "nodes":
-            out[name] = api_utils.link("chassis", f"{uuid}/nodes", url)
-        elif name in ("created_at", "updated_at"):
-            out[name] = resource.iso(row.get(name))
-        else:
-            out[name] = row.get(name)
-    return out
-
-
-def show_chassis(chassis: Chassis, fields: list[str] | None = None) -> dict:
-    fields = fields or SPEC.visible(method.version())
-    return chassis_view(chassis.as_dict(), fields, method.public_url())
 
 
 def get_chassis(ident: str) -> Chassis:
@@ -85,9 +65,7 @@ class ChassisNodesController(rest.RestController):
     @expose()
     @api_method()
     def detail(self, **params):
-        if "detail" in params:
-            raise exception.InvalidParameterValue(
-                err="The 'detail' parameter can not be used with /detail.")
+        collection.refuse_detail_param(params)
         return self._list(params, True)
 
     @expose()
@@ -97,90 +75,37 @@ class ChassisNodesController(rest.RestController):
         raise exception.OperationNotPermitted()
 
 
-class ChassisController(rest.RestController):
-    _custom_actions = {"detail": ["GET"]}
-    _subcontrollers = {"nodes": ChassisNodesController}
+def _create(body: dict, ver: int) -> Chassis:
+    resource.check_body(SPEC, body, _CREATABLE, ver)
+    chassis = Chassis(**_validate(body))
+    chassis.create()
+    return chassis
 
-    @expose()
-    def _lookup(self, ident, sub=None, *remainder):
-        if sub is None:
-            return api_utils.item_without_handler(self, ident)
-        if sub not in self._subcontrollers:
-            pecan.abort(404)
-        return self._subcontrollers[sub](ident), remainder
 
-    def _list(self, params: dict, detail: bool) -> dict:
-        policy.authorize("baremetal:chassis:list", method.context())
-        ver = method.version()
-        args = resource.list_args(SPEC, params, detail=detail, ver=ver,
-                                  filters=())
-        rows = Chassis.list_rows(
-            columns=SPEC.columns_for(args.fields), limit=args.limit,
-            marker=args.marker, sort_key=args.sort_key,
-            sort_dir=args.sort_dir,
-            marker_not_found=exception.ChassisNotFound(chassis=args.marker))
-        base = method.public_url()
-        items = [chassis_view(r, args.fields, base) for r in rows]
-        url = "chassis/detail" if detail else "chassis"
-        return api_utils.collection("chassis", items, args.limit, url,
-                                    params,
-                                    rows[-1]["uuid"] if rows else None)
+def _update(chassis: Chassis, patch: list, ver: int) -> Chassis:
+    doc, changed = resource.patch_values(
+        SPEC, chassis, patch, ver=ver, patchable=_PATCHABLE, required=())
+    return resource.save_changed(SPEC, chassis, changed, _validate(doc))
 
-    @expose()
-    @api_method()
-    def get_all(self, **params):
-        return self._list(params, False)
 
-    @expose()
-    @api_method()
-    def detail(self, **params):
-        if "detail" in params:
-            raise exception.InvalidParameterValue(
-                err="The 'detail' parameter can not be used with /detail.")
-        return self._list(params, True)
+def _delete(chassis: Chassis) -> None:
+    try:
+        chassis.destroy()
+    except exception.ChassisNotEmpty as e:
+        raise exception.ChassisNotEmpty(chassis=chassis.uuid) from e
 
-    @expose()
-    @api_method()
-    def get_one(self, ident, **params):
-        policy.authorize("baremetal:chassis:get", method.context())
-        fields = resource.one_args(SPEC, params, method.version())
-        return show_chassis(get_chassis(ident), fields)
 
-    @expose()
-    @api_method(status=201)
-    def post(self):
-        policy.authorize("baremetal:chassis:create", method.context())
-        body = method.json_body()
-        resource.check_body(SPEC, body, _CREATABLE, method.version())
-        chassis = Chassis(**_validate(body))
-        chassis.create()
-        pecan.response.location = \
-            f"{method.public_url()}/v1/chassis/{chassis.uuid}"
-        return show_chassis(chassis)
+SPEC = descriptor.Spec(
+    singular="chassis", collection="chassis", obj_cls=Chassis,
+    api_fields={"links": features.ALWAYS, "nodes": features.ALWAYS},
+    default_fields=("uuid", "description"),
+    subresources={"nodes": descriptor.SubResource(
+        lambda ident, scope: ChassisNodesController(ident))},
+    fetch=collection.object_fetch(
+        Chassis, lambda marker: exception.ChassisNotFound(chassis=marker)),
+    row=lambda chassis: chassis.as_dict(),
+    item=lambda ident, verb: get_chassis(ident),
+    create=_create, update=_update, delete=_delete,
+    **collection.rule_hooks("chassis"))
 
-    @expose()
-    @api_method()
-    def patch(self, ident):
-        policy.authorize("baremetal:chassis:update", method.context())
-        ver = method.version()
-        patch = method.json_body(list)
-        chassis = get_chassis(ident)
-        current = show_chassis(chassis, SPEC.known())
-        doc, changed = resource.patch_values(
-            SPEC, current, patch, ver=ver, patchable=_PATCHABLE,
-            required=())
-        values = _validate(doc)
-        for name in changed:
-            setattr(chassis, name, values.get(name))
-        chassis.save()
-        return show_chassis(chassis)
-
-    @expose()
-    @api_method(status=204)
-    def delete(self, ident):
-        policy.authorize("baremetal:chassis:delete", method.context())
-        chassis = get_chassis(ident)
-        try:
-            chassis.destroy()
-        except exception.ChassisNotEmpty as e:
-            raise exception.ChassisNotEmpty(chassis=chassis.uuid) from e
+ChassisController = collection.controller(SPEC, "ChassisController")

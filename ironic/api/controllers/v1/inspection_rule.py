@@ -15,14 +15,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import pecan
-from pecan import rest
-
-from ironic.api import features, method, schemas
-from ironic.api.controllers.v1 import resource
+from ironic.api import features, schemas
+from ironic.api.controllers.v1 import collection, descriptor, resource
 from ironic.api.controllers.v1 import utils as api_utils
-from ironic.api.method import api_method, expose
-from ironic.common import exception, policy, utils
+from ironic.common import exception, utils
 from ironic.inspection_rules import validation
 from ironic.objects.inspection_rule import InspectionRule
 
@@ -31,13 +27,6 @@ _ORDER = ("uuid", "created_at", "updated_at", "description", "priority",
           "sensitive", "phase", "conditions", "actions", "links")
 _EDITABLE = tuple(name for name in InspectionRule.fields
                   if name in schemas.patchable(InspectionRule.fields))
-SPEC = resource.Spec(
-    singular="inspection rule", collection="inspection_rules",
-    obj_cls=InspectionRule,
-    api_fields={"links": features.INSPECTION_RULES},
-    default_fields=("uuid", "description", "priority", "phase", "links"))
-
-
 _TOO_OLD = "The API version does not allow inspection rules"
 
 
@@ -62,7 +51,7 @@ def _view(rule: Any, fields: list[str] | tuple) -> dict[str, Any]:
         if name == "links":
             out[name] = api_utils.link("inspection_rules", rule.uuid)
         elif name in ("created_at", "updated_at"):
-            out[name] = resource.iso(getattr(rule, name))
+            out[name] = api_utils.iso(getattr(rule, name))
         elif name in ("conditions", "actions"):
             out[name] = None if rule.sensitive else _steps(
                 getattr(rule, name), name == "conditions")
@@ -75,21 +64,6 @@ def _get(ident: str) -> InspectionRule:
     if not utils.is_uuid_like(ident):
         raise exception.InvalidUUID(uuid=ident)
     return InspectionRule.get(ident)
-
-
-def _list(params: dict[str, Any], ver: int) -> dict:
-    args = resource.list_args(SPEC, params, detail=False, ver=ver,
-                              filters=("phase",))
-    criteria = []
-    if params.get("phase") is not None:
-        criteria.append(("phase", params["phase"]))
-    rows = InspectionRule.list_rows(
-        criteria, limit=args.limit, marker=args.marker,
-        sort_key=args.sort_key, sort_dir=args.sort_dir)
-    return api_utils.collection(
-        "inspection_rules", [_view(r, args.fields) for r in rows],
-        args.limit, "inspection_rules", params,
-        rows[-1].uuid if rows else None)
 
 
 def _from_cli(body: Any) -> Any:
@@ -123,58 +97,36 @@ def _patched(rule: InspectionRule, patch: list) -> dict[str, Any]:
     return values
 
 
-class InspectionRulesController(rest.RestController):
-    @expose()
-    def _lookup(self, ident, *remainder):
-        if not remainder:
-            # No handler of this controller takes the method on an item.
-            raise method.MethodNotAllowed()
-        pecan.abort(404)
+def _create(body: dict, ver: int) -> InspectionRule:
+    rule = InspectionRule(**validation.validate_rule(_from_cli(body)))
+    rule.create()
+    return rule
 
-    @expose()
-    @api_method(features.INSPECTION_RULES, too_old_message=_TOO_OLD)
-    def get_all(self, **params):
-        policy.authorize("baremetal:inspection_rule:get", method.context())
-        return _list(params, method.version())
 
-    @expose()
-    @api_method(features.INSPECTION_RULES, too_old_message=_TOO_OLD)
-    def get_one(self, ident, **params):
-        policy.authorize("baremetal:inspection_rule:get", method.context())
-        fields = resource.one_args(SPEC, params, method.version())
-        return _view(_get(ident), fields)
+def _update(rule: InspectionRule, patch: list, ver: int) -> InspectionRule:
+    for name, value in _patched(rule, patch).items():
+        if name != "uuid" and getattr(rule, name) != value:
+            setattr(rule, name, value)
+    rule.save()
+    return rule
 
-    @expose()
-    @api_method(features.INSPECTION_RULES, status=201, too_old=405,
-                too_old_message=_TOO_OLD)
-    def post(self):
-        policy.authorize("baremetal:inspection_rule:create",
-                         method.context())
-        body = _from_cli(method.json_body())
-        rule = InspectionRule(**validation.validate_rule(body))
-        rule.create()
-        pecan.response.location = (f"{method.public_url()}/v1/"
-                                   f"inspection_rules/{rule.uuid}")
-        return _view(rule, _ORDER)
 
-    @expose()
-    @api_method(features.INSPECTION_RULES, too_old=405,
-                too_old_message=_TOO_OLD)
-    def patch(self, ident):
-        policy.authorize("baremetal:inspection_rule:update",
-                         method.context())
-        patch = method.json_body(list)
-        rule = _get(ident)
-        for name, value in _patched(rule, patch).items():
-            if name != "uuid" and getattr(rule, name) != value:
-                setattr(rule, name, value)
-        rule.save()
-        return _view(rule, _ORDER)
+SPEC = descriptor.Spec(
+    singular="inspection rule", collection="inspection_rules",
+    obj_cls=InspectionRule,
+    api_fields={"links": features.INSPECTION_RULES},
+    default_fields=("uuid", "description", "priority", "phase", "links"),
+    bounds=descriptor.Bounds(features.INSPECTION_RULES,
+                             too_old_message=_TOO_OLD, write_too_old=405),
+    filters={"phase": descriptor.Filter(
+        lambda phase, q: [("phase", phase)])},
+    detail_action=False,
+    fetch=collection.object_fetch(InspectionRule, objects=True),
+    render=lambda rows, fields: [_view(r, fields) for r in rows],
+    item=lambda ident, verb: _get(ident), create=_create, update=_update,
+    delete=lambda rule: rule.destroy(),
+    # Listing and showing are both "get".
+    **collection.rule_hooks("inspection_rule", list_rule="get"))
 
-    @expose()
-    @api_method(features.INSPECTION_RULES, status=204, too_old=405,
-                too_old_message=_TOO_OLD)
-    def delete(self, ident):
-        policy.authorize("baremetal:inspection_rule:delete",
-                         method.context())
-        _get(ident).destroy()
+InspectionRulesController = collection.controller(
+    SPEC, "InspectionRulesController")

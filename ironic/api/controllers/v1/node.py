@@ -11,6 +11,7 @@ from pecan import rest
 from ironic.api import features, method
 from ironic.api.controllers.v1 import (
     allocation,
+    collection,
     node_actions,
     node_data,
     node_edit,
@@ -52,9 +53,10 @@ class NodesController(rest.RestController):
     _custom_actions = {"detail": ["GET"]}
     _subcontrollers = {
         **node_sub.SUBCONTROLLERS,
-        "ports": lambda ident: port_api.PortsController(node_ident=ident),
+        "ports": lambda ident: port_api.PortsController(f"nodes/{ident}",
+                                                        node=ident),
         "portgroups": lambda ident: portgroup_api.PortgroupsController(
-            node_ident=ident),
+            f"nodes/{ident}", node=ident),
         "volume": volume.VolumeController,
         "bios": node_data.BIOSController,
         "history": node_data.HistoryController,
@@ -105,9 +107,7 @@ class NodesController(rest.RestController):
     @expose()
     @api_method()
     def detail(self, **params):
-        if "detail" in params:
-            raise exception.InvalidParameterValue(
-                err="The 'detail' parameter can not be used with /detail.")
+        collection.refuse_detail_param(params)
         return node_list.list_nodes(params, detail=True,
                                     resource_url="nodes/detail")
 

@@ -3,12 +3,13 @@ chassis): filters by version, sorting, the caller's project, paging."""
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from ironic import hash_ring
 from ironic.api import features, method
-from ironic.api.controllers.v1 import node_policy
+from ironic.api.controllers.v1 import collection, node_policy
 from ironic.api.controllers.v1 import utils as api_utils
+from ironic.api.controllers.v1.descriptor import Criteria, Filter, Query
 from ironic.api.controllers.v1.node_fields import (
     DEFAULT_LIST_FIELDS,
     HIDDEN_FIELDS,
@@ -49,89 +50,92 @@ def _check_filter_value(name: str, value: str) -> None:
                 f'faults are {", ".join(_FAULTS)}')
 
 
-#: Filters that match one column, with the feature that brought each.
-_SIMPLE_FILTERS = {
-    "driver": features.DRIVER_FILTER,
-    "resource_class": features.RESOURCE_CLASS,
-    "conductor_group": features.CONDUCTOR_GROUP, "owner": features.OWNER,
-    "lessee": features.LESSEE, "fault": features.FAULT,
-    "shard": features.SHARDS,
-    "provision_state": features.PROVISION_STATE_FILTER,
-    "instance_name": features.INSTANCE_NAME,
+def _value(name: str, convert: Callable[[str], Any] = str
+           ) -> Callable[[str, Query], Criteria]:
+    """A filter matching the column ``name`` with the value given
+    (checked, and converted by ``convert``)."""
+    def criteria(value: str, q: Query) -> Criteria:
+        _check_filter_value(name, value)
+        return [(name, convert(value))]
+    return criteria
+
+
+def _flag(name: str) -> Callable[[str, Query], Criteria]:
+    """A filter matching the boolean column ``name``."""
+    return lambda value, q: [(name, api_utils.parse_bool(value, name))]
+
+
+def _instance_uuid(value: str, q: Query) -> Criteria:
+    if not utils.is_uuid_like(value):
+        raise exception.InvalidUUID(uuid=value)
+    return [("instance_uuid", utils.normalize_uuid(value))]
+
+
+def _chassis_uuid(value: str, q: Query) -> Criteria:
+    if not utils.is_uuid_like(value):
+        raise exception.InvalidParameterValue(
+            err=f"Expected UUID for chassis_uuid: {value}")
+    return [("chassis_id", Chassis.get(value).id)]
+
+
+def _include_children(value: str, q: Query) -> Criteria:
+    api_utils.parse_bool(value, "include_children")
+    return []  # see _top_level
+
+
+def _nothing(value: str, q: Query) -> Criteria:
+    # conductor: the hash ring, not a column, says; see list_nodes.
+    return []
+
+
+def _shards(value: str) -> list[str]:
+    # Clients send several shards comma-separated.
+    return [v for v in value.split(",") if v]
+
+
+#: The node list's filters: query parameter -> criteria of
+#: ``objects.node.list_rows``, with the feature that brought each. retired
+#: and description_contains apply at any version, as the reference applies
+#: them.
+FILTERS: dict[str, Filter] = {
+    "driver": Filter(_value("driver"), features.DRIVER_FILTER),
+    "resource_class": Filter(_value("resource_class"),
+                             features.RESOURCE_CLASS),
+    "conductor_group": Filter(_value("conductor_group", str.lower),
+                              features.CONDUCTOR_GROUP),
+    "owner": Filter(_value("owner"), features.OWNER),
+    "lessee": Filter(_value("lessee"), features.LESSEE),
+    "fault": Filter(_value("fault"), features.FAULT),
+    "shard": Filter(_value("shard", _shards), features.SHARDS),
+    "provision_state": Filter(_value("provision_state"),
+                              features.PROVISION_STATE_FILTER),
+    "instance_name": Filter(_value("instance_name"),
+                            features.INSTANCE_NAME),
+    "maintenance": Filter(_flag("maintenance")),
+    "retired": Filter(_flag("retired")),
+    "auto_discovered": Filter(_flag("auto_discovered"),
+                              features.AUTO_DISCOVERY),
+    "associated": Filter(_flag("associated")),
+    "instance_uuid": Filter(_instance_uuid),
+    "chassis_uuid": Filter(_chassis_uuid),
+    "description_contains": Filter(
+        lambda value, q: [("description_contains", value)]),
+    "sharded": Filter(_flag("sharded"), features.SHARDS),
+    "parent_node": Filter(lambda value, q: [
+        ("parent_node", _parent_uuid(value))], features.CHILD_NODES),
+    "include_children": Filter(_include_children, features.CHILD_NODES),
+    "conductor": Filter(_nothing, features.NODE_CONDUCTOR),
 }
 
 
-def _list_filters(params: dict, ver: int) -> list[tuple[str, Any]]:
-    """The node list filters asked for, checked, as criteria
-    (``objects.node.list_rows``)."""
-    conds: list[tuple[str, Any]] = []
-
-    def need(since: features.Since, name: str):
-        if not since.available(ver):
-            raise exception.NotAcceptable(
-                f"The '{name}' filter needs API version {since.version} or "
-                f"newer.")
-
-    for name, since in _SIMPLE_FILTERS.items():
-        value = params.get(name)
-        if value is not None:
-            need(since, name)
-            _check_filter_value(name, value)
-            if name == "conductor_group":
-                conds.append((name, value.lower()))
-            elif name == "shard":
-                # Clients send several shards comma-separated.
-                conds.append((name, [v for v in value.split(",") if v]))
-            else:
-                conds.append((name, value))
-    if params.get("maintenance") is not None:
-        conds.append(("maintenance", api_utils.parse_bool(
-            params["maintenance"], "maintenance")))
-    # retired and description_contains apply at any version, as the
-    # reference applies them.
-    if params.get("retired") is not None:
-        conds.append(("retired", api_utils.parse_bool(params["retired"],
-                                                      "retired")))
-    if params.get("auto_discovered") is not None:
-        need(features.AUTO_DISCOVERY, "auto_discovered")
-        conds.append(("auto_discovered", api_utils.parse_bool(
-            params["auto_discovered"], "auto_discovered")))
-    if params.get("associated") is not None:
-        conds.append(("associated", api_utils.parse_bool(
-            params["associated"], "associated")))
-    if params.get("instance_uuid") is not None:
-        value = params["instance_uuid"]
-        if not utils.is_uuid_like(value):
-            raise exception.InvalidUUID(uuid=value)
-        conds.append(("instance_uuid", utils.normalize_uuid(value)))
-    if params.get("chassis_uuid") is not None:
-        if not utils.is_uuid_like(params["chassis_uuid"]):
-            raise exception.InvalidParameterValue(
-                err=f"Expected UUID for chassis_uuid: "
-                    f"{params['chassis_uuid']}")
-        chassis = Chassis.get(params["chassis_uuid"])
-        conds.append(("chassis_id", chassis.id))
-    if params.get("description_contains") is not None:
-        conds.append(("description_contains",
-                      params["description_contains"]))
-    if params.get("sharded") is not None:
-        need(features.SHARDS, "sharded")
-        conds.append(("sharded", api_utils.parse_bool(params["sharded"],
-                                                      "sharded")))
-    if params.get("parent_node") is not None:
-        need(features.CHILD_NODES, "parent_node")
-        conds.append(("parent_node", _parent_uuid(params["parent_node"])))
-    include_children = False
-    if params.get("include_children") is not None:
-        need(features.CHILD_NODES, "include_children")
-        include_children = api_utils.parse_bool(params["include_children"],
-                                                "include_children")
-    # Child nodes live inside their parent; plain lists leave them out.
-    if not include_children and params.get("parent_node") is None:
-        conds.append(("top_level", True))
-    if params.get("conductor") is not None:
-        need(features.NODE_CONDUCTOR, "conductor")
-    return conds
+def _top_level(params: dict[str, Any]) -> Criteria:
+    """Child nodes live inside their parent; plain lists leave them out."""
+    include = params.get("include_children")
+    if (include is None or not api_utils.parse_bool(
+            include, "include_children")) and \
+            params.get("parent_node") is None:
+        return [("top_level", True)]
+    return []
 
 
 # JSON documents and computed fields: no meaningful order.
@@ -157,43 +161,29 @@ def _sort_key(key: str | None, ver: int) -> str:
     return key
 
 
-_LIST_PARAMS = {
-    "limit", "marker", "sort_key", "sort_dir", "fields", "detail",
-    "driver", "resource_class", "conductor_group", "owner", "lessee",
-    "fault", "provision_state", "maintenance", "associated",
-    "instance_uuid", "chassis_uuid", "description_contains", "retired",
-    "shard", "sharded", "parent_node", "include_children", "conductor",
-    "instance_name", "auto_discovered",
-}
+_LIST_PARAMS = frozenset({"limit", "marker", "sort_key", "sort_dir",
+                          "fields", "detail", *FILTERS})
 
 
 def list_nodes(params: dict[str, Any], *, detail: bool,
                resource_url: str = "nodes",
                extra_criteria: Iterable[tuple[str, Any]] = ()) -> dict:
     ver = method.version()
-    unknown = set(params) - _LIST_PARAMS
-    if unknown:
-        raise exception.InvalidParameterValue(
-            err=f"Unknown query parameter(s): {', '.join(sorted(unknown))}")
+    collection.check_params(params, _LIST_PARAMS)
     project = _list_project(params)
-    allowed = visible_fields(ver)
     fields = parse_node_fields(params.get("fields"), ver)
-    if params.get("detail") is not None:
-        api_utils.check_detail_version(ver)
-        detail = detail or api_utils.parse_bool(params["detail"], "detail")
-    if fields is not None and detail:
-        raise exception.InvalidParameterValue(
-            err="Can not specify ?detail=True and fields in the same "
-                "request.")
+    detail = collection.parse_detail(params, detail, ver)
+    collection.check_not_both(fields, detail)
     if fields is None:
-        fields = allowed if detail else [
+        fields = visible_fields(ver) if detail else [
             f for f in DEFAULT_LIST_FIELDS
             if (feature := field_feature(f)) is not None
             and feature.available(ver)]
     fields = with_links(fields)
     limit = api_utils.parse_limit(params.get("limit"))
     sort_key = _sort_key(params.get("sort_key"), ver)
-    criteria = _list_filters(params, ver) + list(extra_criteria)
+    criteria = collection.filter_criteria(FILTERS, Query(params, ver)) + \
+        _top_level(params) + list(extra_criteria)
     if project is not None:
         criteria.append(("project", project))
     conductor = params.get("conductor")

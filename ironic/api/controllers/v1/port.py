@@ -9,25 +9,18 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import pecan
-from pecan import rest
-
 from ironic.api import features, method, schemas
-from ironic.api.controllers.v1 import node_policy, resource
+from ironic.api.controllers.v1 import (
+    collection,
+    descriptor,
+    node_policy,
+    resource,
+)
 from ironic.api.controllers.v1 import utils as api_utils
-from ironic.api.method import api_method, expose
 from ironic.common import exception, utils
 from ironic.objects.base import Field
 from ironic.objects.port import Port
 from ironic.objects.portgroup import Portgroup
-
-SPEC = resource.Spec(
-    singular="port", collection="ports", obj_cls=Port,
-    api_fields={"node_uuid": features.ALWAYS,
-                "portgroup_uuid": features.PORTGROUP_SUBRESOURCES,
-                "links": features.ALWAYS},
-    default_fields=("uuid", "address"),
-    sources={"node_uuid": "node_id", "portgroup_uuid": "portgroup_id"})
 
 #: The port's fields as a client writes them: the object's, with its node
 #: and port group by UUID (and, from 1.94, its node by name).
@@ -41,8 +34,6 @@ FIELDS: dict[str, Field] = {
 }
 _CREATABLE = schemas.creatable(FIELDS)
 _PATCHABLE = schemas.patchable(FIELDS)
-_FILTERS = ("node", "node_uuid", "address", "portgroup", "shard",
-            "conductor_groups")
 _PORT_SCHEMA: dict[str, Any] = schemas.body(
     FIELDS, _CREATABLE | {"node_name"}, required=["address"])
 
@@ -200,42 +191,6 @@ def _check_no_null_flag(patch: Any) -> None:
                     f"false, not {op['value']!r}.")
 
 
-class _Relations:
-    """UUIDs of the nodes and port groups of a page of ports, in bulk."""
-
-    def __init__(self, rows: list[dict], fields: list[str]):
-        # {id: UUID}, looked up with a row's id, which may be None
-        self.nodes: dict[Any, str] = resource.node_uuids(rows) \
-            if "node_uuid" in fields else {}
-        self.portgroups: dict[Any, str] = resource.portgroup_uuids(rows) \
-            if "portgroup_uuid" in fields else {}
-
-
-def port_view(row: dict, fields: list[str], url: str,
-              rel: _Relations) -> dict:
-    """The API document of one port, with only ``fields``."""
-    out: dict[str, Any] = {}
-    for name in fields:
-        if name == "node_uuid":
-            out[name] = rel.nodes.get(row.get("node_id"))
-        elif name == "portgroup_uuid":
-            out[name] = rel.portgroups.get(row.get("portgroup_id"))
-        elif name == "links":
-            out[name] = api_utils.link("ports", row["uuid"], url)
-        elif name in ("created_at", "updated_at"):
-            out[name] = resource.iso(row.get(name))
-        else:
-            out[name] = row.get(name)
-    return out
-
-
-def show_port(port: Port, fields: list[str] | None = None) -> dict:
-    fields = fields or SPEC.visible(method.version())
-    row = dict(port.as_dict(), id=port.id)
-    return port_view(row, fields, method.public_url(),
-                     _Relations([row], fields))
-
-
 def get_port(ident: str) -> Port:
     """A port by UUID, or by name from 1.88."""
     if utils.is_uuid_like(ident):
@@ -245,10 +200,6 @@ def get_port(ident: str) -> Port:
     raise exception.InvalidUUID(uuid=ident)
 
 
-def _conductor_groups(value: str) -> list[str]:
-    return [g.strip().lower() for g in value.split(",") if g.strip()]
-
-
 def _authorized(ident: str, rule: str) -> Port:
     port = get_port(ident)
     resource.check_node_item("port", rule, port.node_id,
@@ -256,153 +207,129 @@ def _authorized(ident: str, rule: str) -> Port:
     return port
 
 
-class PortsController(api_utils.ItemLookup, rest.RestController):
-    _custom_actions = {"detail": ["GET"]}
+# --- the list's filters ------------------------------------------------------
 
-    def __init__(self, node_ident: str | None = None,
-                 portgroup_ident: str | None = None):
-        self.node_ident = node_ident
-        self.portgroup_ident = portgroup_ident
+def node_filter(ident: str, q: descriptor.Query) -> descriptor.Criteria:
+    """Items of the node ``ident`` names (by UUID, or by name from 1.5)."""
+    if not ident or "node" in q.scope:
+        # The URL names the node (see the list scope).
+        return []
+    return [("node_id", resource.find_node(ident, q.ver).id)]
 
-    def _check_top_level(self) -> None:
-        # Items are managed at /v1/ports only; the nested views just list.
-        if self.node_ident or self.portgroup_ident:
-            raise exception.OperationNotPermitted()
 
-    def _filters(self, params: dict, ver: int) -> list[tuple[str, Any]]:
-        conds: list[tuple[str, Any]] = []
-        node_ident = self.node_ident or params.get("node_uuid") or \
-            params.get("node")
-        if params.get("node_uuid") and not self.node_ident and \
-                not utils.is_uuid_like(params["node_uuid"]):
-            raise exception.InvalidUUID(uuid=params["node_uuid"])
-        if node_ident:
-            node = resource.find_node(node_ident, ver)
-            if self.node_ident:
-                # As Ironic 39 answers: the ports of a node the caller may
-                # not see are a 404, not an empty list.
-                node_policy.check("baremetal:node:get",
-                                  node_policy.target(node.owner, node.lessee),
-                                  node_ident)
-            conds.append(("node_id", node.id))
-        pg_ident = self.portgroup_ident or params.get("portgroup")
-        if pg_ident:
-            resource.need_version(ver, features.PORTGROUP_SUBRESOURCES,
-                                  "The 'portgroup' filter")
-            conds.append(("portgroup_id", Portgroup.get(pg_ident).id))
-        if params.get("address"):
-            addr = params["address"]
-            if not utils.is_valid_mac(addr):
-                raise exception.InvalidParameterValue(
-                    err=f"Expected valid MAC address for address: {addr}")
-            conds.append(("address", utils.normalize_mac(addr)))
-        if params.get("shard"):
-            resource.need_version(ver, features.SHARDS,
-                                  "The 'shard' filter")
-            shards = [x.strip() for x in params["shard"].split(",")
-                      if x.strip()]
-            conds.append(("node.shard", shards))
-        if params.get("conductor_groups"):
-            resource.need_version(ver, features.CONDUCTOR_GROUPS_FILTER,
-                                  "The 'conductor_groups' filter")
-            groups = _conductor_groups(params["conductor_groups"])
-            conds.append(("node.conductor_group", groups))
-        return conds
+def _node_uuid_filter(value: str, q: descriptor.Query
+                      ) -> descriptor.Criteria:
+    if not value or "node" in q.scope:
+        return []
+    if not utils.is_uuid_like(value):
+        raise exception.InvalidUUID(uuid=value)
+    return node_filter(value, q)
 
-    def _list(self, params: dict, detail: bool, url: str) -> dict:
-        ver = method.version()
-        visible = resource.project_filter("port")
-        if self.portgroup_ident and \
-                not features.PORTGROUP_SUBRESOURCES.available(ver):
+
+def _portgroup_filter(ident: str, q: descriptor.Query
+                      ) -> descriptor.Criteria:
+    if not ident or "portgroup" in q.scope:
+        return []
+    return [("portgroup_id", Portgroup.get(ident).id)]
+
+
+def _address_filter(addr: str, q: descriptor.Query) -> descriptor.Criteria:
+    if not addr:
+        return []
+    if not utils.is_valid_mac(addr):
+        raise exception.InvalidParameterValue(
+            err=f"Expected valid MAC address for address: {addr}")
+    return [("address", utils.normalize_mac(addr))]
+
+
+def shard_filter(value: str, q: descriptor.Query) -> descriptor.Criteria:
+    """Items of nodes in any of these comma-separated shards."""
+    shards = [x.strip() for x in value.split(",") if x.strip()]
+    return [("node.shard", shards)] if value else []
+
+
+def conductor_groups_filter(value: str, q: descriptor.Query
+                            ) -> descriptor.Criteria:
+    """Items of nodes in any of these comma-separated conductor groups."""
+    groups = [g.strip().lower() for g in value.split(",") if g.strip()]
+    return [("node.conductor_group", groups)] if value else []
+
+
+def _list_scope(q: descriptor.Query) -> descriptor.Criteria:
+    """The caller's projects, and the node or port group in the URL."""
+    conds = resource.project_filter("port")
+    if "portgroup" in q.scope:
+        if not features.PORTGROUP_SUBRESOURCES.available(q.ver):
             raise exception.NotFound()
-        args = resource.list_args(SPEC, params, detail=detail, ver=ver,
-                                  filters=_FILTERS)
-        rows = Port.list_rows(
-            self._filters(params, ver) + visible,
-            columns=SPEC.columns_for(args.fields), limit=args.limit,
-            marker=args.marker, sort_key=args.sort_key,
-            sort_dir=args.sort_dir,
-            marker_not_found=exception.PortNotFound(port=args.marker))
-        base = method.public_url()
-        rel = _Relations(rows, args.fields)
-        items = [port_view(r, args.fields, base, rel) for r in rows]
-        return api_utils.collection("ports", items, args.limit, url, params,
-                                    rows[-1]["uuid"] if rows else None)
+        conds.append(("portgroup_id", Portgroup.get(q.scope["portgroup"]).id))
+    if "node" in q.scope:
+        node = resource.find_node(q.scope["node"], q.ver)
+        # As Ironic 39 answers: the ports of a node the caller may not see
+        # are a 404, not an empty list.
+        node_policy.check("baremetal:node:get",
+                          node_policy.target(node.owner, node.lessee),
+                          q.scope["node"])
+        conds.append(("node_id", node.id))
+    return conds
 
-    def _url(self, detail: bool) -> str:
-        if self.portgroup_ident:
-            url = f"portgroups/{self.portgroup_ident}/ports"
-        elif self.node_ident:
-            url = f"nodes/{self.node_ident}/ports"
-        else:
-            url = "ports"
-        return url + ("/detail" if detail else "")
 
-    @expose()
-    @api_method()
-    def get_all(self, **params):
-        return self._list(params, False, self._url(False))
+# --- items ------------------------------------------------------------------
 
-    @expose()
-    @api_method()
-    def detail(self, **params):
-        if "detail" in params:
-            raise exception.InvalidParameterValue(
-                err="The 'detail' parameter can not be used with /detail.")
-        return self._list(params, True, self._url(True))
+def _create(body: dict, ver: int) -> Port:
+    names = dict(body)
+    if features.PORT_NODE_NAME.available(ver):
+        names.pop("node_name", None)
+    resource.check_body(SPEC, names, _CREATABLE, ver)
+    port = Port(**_validate(body, ver))
+    resource.authorize_for_node("baremetal:port:create", port.node_id)
+    resource.check_unlocked(port.node_id)
+    port.create()
+    return port
 
-    @expose()
-    @api_method()
-    def get_one(self, ident, **params):
-        self._check_top_level()
-        fields = resource.one_args(SPEC, params, method.version())
-        port = _authorized(ident, "baremetal:port:get")
-        return show_port(port, fields)
 
-    @expose()
-    @api_method(status=201)
-    def post(self):
-        self._check_top_level()
-        ver = method.version()
-        body = method.json_body()
-        names = dict(body)
-        if features.PORT_NODE_NAME.available(ver):
-            names.pop("node_name", None)
-        resource.check_body(SPEC, names, _CREATABLE, ver)
-        port = Port(**_validate(body, ver))
-        resource.authorize_for_node("baremetal:port:create", port.node_id)
-        resource.check_unlocked(port.node_id)
-        port.create()
-        pecan.response.location = \
-            f"{method.public_url()}/v1/ports/{port.uuid}"
-        return show_port(port)
+def _update(port: Port, patch: list, ver: int) -> Port:
+    _check_no_null_flag(patch)
+    doc, changed = resource.patch_values(
+        SPEC, port, patch, ver=ver, patchable=_PATCHABLE,
+        required=("address", "node_uuid"))
+    values = _validate({k: v for k, v in doc.items() if v is not None},
+                       ver, port.id, changed)
+    resource.check_unlocked(port.node_id, values["node_id"])
+    return resource.save_changed(SPEC, port, changed, values)
 
-    @expose()
-    @api_method()
-    def patch(self, ident):
-        self._check_top_level()
-        ver = method.version()
-        patch = method.json_body(list)
-        _check_no_null_flag(patch)
-        port = _authorized(ident, "baremetal:port:update")
-        current = show_port(port, SPEC.known())
-        doc, changed = resource.patch_values(
-            SPEC, current, patch, ver=ver, patchable=_PATCHABLE,
-            required=("address", "node_uuid"))
-        values = _validate({k: v for k, v in doc.items() if v is not None},
-                           ver, port.id, changed)
-        resource.check_unlocked(port.node_id, values["node_id"])
-        columns = {"node_uuid": "node_id", "portgroup_uuid": "portgroup_id"}
-        for name in changed:
-            col = columns.get(name, name)
-            setattr(port, col, values.get(col))
-        port.save()
-        return show_port(port)
 
-    @expose()
-    @api_method(status=204)
-    def delete(self, ident):
-        self._check_top_level()
-        port = _authorized(ident, "baremetal:port:delete")
-        resource.check_unlocked(port.node_id)
-        port.destroy()
+def _delete(port: Port) -> None:
+    resource.check_unlocked(port.node_id)
+    port.destroy()
+
+
+
+SPEC = descriptor.Spec(
+    singular="port", collection="ports", obj_cls=Port,
+    api_fields={"node_uuid": features.ALWAYS,
+                "portgroup_uuid": features.PORTGROUP_SUBRESOURCES,
+                "links": features.ALWAYS},
+    default_fields=("uuid", "address"),
+    sources={"node_uuid": "node_id", "portgroup_uuid": "portgroup_id"},
+    related={"node_uuid": "node", "portgroup_uuid": "portgroup"},
+    filters={
+        # node_uuid, when given too, says which node.
+        "node": descriptor.Filter(lambda ident, q: [] if q.params.get(
+            "node_uuid") else node_filter(ident, q)),
+        "node_uuid": descriptor.Filter(_node_uuid_filter),
+        "address": descriptor.Filter(_address_filter),
+        "portgroup": descriptor.Filter(_portgroup_filter,
+                                       features.PORTGROUP_SUBRESOURCES),
+        "shard": descriptor.Filter(shard_filter, features.SHARDS),
+        "conductor_groups": descriptor.Filter(
+            conductor_groups_filter, features.CONDUCTOR_GROUPS_FILTER),
+    },
+    list_scope=_list_scope,
+    fetch=collection.object_fetch(
+        Port, lambda marker: exception.PortNotFound(port=marker)),
+    row=lambda port: dict(port.as_dict(), id=port.id),
+    item=lambda ident, verb: _authorized(ident, f"baremetal:port:{verb}"),
+    create=_create, update=_update, delete=_delete,
+    refuse_nested=collection.list_only)
+
+PortsController = collection.controller(SPEC, "PortsController")

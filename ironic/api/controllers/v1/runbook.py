@@ -11,14 +11,18 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import pecan
 from pecan import rest
 
 from ironic.api import features, method, schemas
-from ironic.api.controllers.v1 import node_sub
+from ironic.api.controllers.v1 import (
+    collection,
+    descriptor,
+    node_sub,
+    step_records,
+)
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
-from ironic.common import exception, policy, utils
+from ironic.common import exception, policy
 from ironic.objects import records
 
 _FIELDS = {"uuid": features.RUNBOOKS, "name": features.RUNBOOKS,
@@ -29,15 +33,9 @@ _FIELDS = {"uuid": features.RUNBOOKS, "name": features.RUNBOOKS,
            "traits": features.RUNBOOK_TRAITS,
            "created_at": features.RUNBOOKS, "updated_at": features.RUNBOOKS,
            "links": features.RUNBOOKS}
-_DEFAULT_FIELDS = ("uuid", "name", "links")
-_SORT_KEYS = {"id", "uuid", "name", "owner", "created_at", "updated_at"}
 SCHEMA = schemas.body(records.RUNBOOK_FIELDS, required=["name", "steps"])
 _EDITABLE = tuple(name for name in records.RUNBOOK_FIELDS
                   if name in schemas.patchable(records.RUNBOOK_FIELDS))
-
-
-def _visible(ver: int) -> list[str]:
-    return [f for f, since in _FIELDS.items() if since.available(ver)]
 
 
 #: From 1.112 a runbook name may be any RFC 3986 unreserved string: the
@@ -58,39 +56,17 @@ def _validate(doc: dict, ver: int) -> dict:
             f"{features.RUNBOOK_TRAITS.version} or newer.")
     api_utils.validate(SCHEMA, doc, "runbook")
     _check_name(doc["name"], ver)
-    orders = [s["order"] for s in doc["steps"]]
-    if len(set(orders)) != len(orders):
-        raise exception.InvalidParameterValue(
-            err="Each step of a runbook needs its own 'order'.")
-    values = dict(doc)
-    if values.get("uuid") is None:
-        values.pop("uuid", None)
-    elif not utils.is_uuid_like(values["uuid"]):
-        raise exception.InvalidUUID(uuid=values["uuid"])
-    else:
-        values["uuid"] = utils.normalize_uuid(values["uuid"])
-    values.setdefault("extra", {})
-    return values
+    step_records.check_unique(
+        (s["order"] for s in doc["steps"]),
+        lambda key: "Each step of a runbook needs its own 'order'.")
+    return step_records.values_of(doc)
 
 
-def _views(rows: list, fields: list[str]) -> list[dict]:
-    traits = {}
+def _render(rows: list, fields: list[str]) -> list[dict]:
+    computed = {}
     if "traits" in fields:
-        traits = records.runbook_traits(r.id for r in rows)
-    out = []
-    for row in rows:
-        doc: dict[str, Any] = {}
-        for name in fields:
-            if name == "links":
-                doc[name] = api_utils.link("runbooks", row.uuid)
-            elif name == "traits":
-                doc[name] = traits.get(row.id, [])
-            elif name in ("created_at", "updated_at"):
-                doc[name] = api_utils.iso(getattr(row, name))
-            else:
-                doc[name] = getattr(row, name)
-        out.append(doc)
-    return out
+        computed["traits"] = records.runbook_traits(r.id for r in rows)
+    return step_records.render("runbooks", rows, fields, computed)
 
 
 def traits_of(book: Any) -> list[str]:
@@ -98,45 +74,8 @@ def traits_of(book: Any) -> list[str]:
     return records.runbook_traits([book.id]).get(book.id, [])
 
 
-def _get(ident: str):
-    if utils.is_uuid_like(ident):
-        return records.RUNBOOKS.get(utils.normalize_uuid(ident))
-    return records.RUNBOOKS.get(ident, by_name=True)
-
-
-def _list(params: dict, ver: int) -> dict:
-    unknown = set(params) - {"limit", "marker", "sort_key", "sort_dir",
-                             "fields", "detail", "public", "project"}
-    if unknown:
-        raise exception.InvalidParameterValue(
-            err=f"Unknown query parameter(s): {', '.join(sorted(unknown))}")
-    fields = api_utils.parse_fields(params.get("fields"), _visible(ver))
-    detail = api_utils.parse_bool(params.get("detail"), "detail")
-    if fields and detail:
-        raise exception.InvalidParameterValue(
-            err="Can not specify ?detail=True and fields in the same "
-                "request.")
-    fields = fields or (_visible(ver) if detail else list(_DEFAULT_FIELDS))
-    sort_key = params.get("sort_key") or "id"
-    if sort_key not in _SORT_KEYS:
-        raise exception.InvalidParameterValue(
-            err=f"The sort_key value \"{sort_key}\" is an invalid field for "
-                f"sorting")
-    criteria = []
-    if params.get("public") is not None:
-        criteria.append(("public", api_utils.parse_bool(params["public"],
-                                                        "public")))
-    if params.get("project") is not None:
-        criteria.append(("owner", params["project"]))
-    limit = api_utils.parse_limit(params.get("limit"))
-    rows = records.RUNBOOKS.list(
-        criteria, limit=limit,
-        marker=api_utils.check_marker(params.get("marker")),
-        sort_key=sort_key,
-        sort_dir=api_utils.parse_sort_dir(params.get("sort_dir")))
-    return api_utils.collection("runbooks", _views(rows, fields), limit,
-                                "runbooks", params,
-                                rows[-1].uuid if rows else None)
+def _get(ident: str) -> Any:
+    return step_records.get(records.RUNBOOKS, ident)
 
 
 class RunbookTraitsController(rest.RestController):
@@ -178,68 +117,33 @@ class RunbookTraitsController(rest.RestController):
             records.delete_runbook_trait(rb.id, trait)
 
 
-class RunbooksController(rest.RestController):
-    _subcontrollers = {"traits": RunbookTraitsController}
+def _update(obj: Any, patch: list, ver: int) -> Any:
+    editable = [f for f in _EDITABLE if _FIELDS[f].available(ver)]
+    patched = step_records.patched(obj, patch, editable)
+    patched = {k: v for k, v in patched.items()
+               if not (k == "description" and v is None
+                       and not features.RUNBOOK_TRAITS.available(ver))}
+    values = _validate(patched, ver)
+    return step_records.save_changes(records.RUNBOOKS, obj, values)
 
-    @expose()
-    def _lookup(self, ident, sub=None, *remainder):
-        if sub is None:
-            return api_utils.item_without_handler(self, ident)
-        if sub in self._subcontrollers:
-            return self._subcontrollers[sub](ident), remainder
-        pecan.abort(404)
 
-    @expose()
-    @api_method(features.RUNBOOKS)
-    def get_all(self, **params):
-        policy.authorize("baremetal:runbook:get", method.context())
-        return _list(params, method.version())
+SPEC = descriptor.Spec(
+    singular="runbook", collection="runbooks", api_fields=_FIELDS,
+    default_fields=("uuid", "name", "links"),
+    bounds=descriptor.Bounds(features.RUNBOOKS, write_too_old=405),
+    sort_keys=frozenset({"id", "uuid", "name", "owner", "created_at",
+                         "updated_at"}),
+    filters={
+        "public": descriptor.Filter(lambda value, q: [
+            ("public", api_utils.parse_bool(value, "public"))]),
+        "project": descriptor.Filter(lambda value, q: [("owner", value)]),
+    },
+    subresources={"traits": descriptor.SubResource(
+        lambda ident, scope: RunbookTraitsController(ident))},
+    render=_render,
+    create=lambda body, ver: records.RUNBOOKS.save(_validate(body, ver)),
+    update=_update,
+    **step_records.spec_hooks(step_records.Kind(
+        "runbook", records.RUNBOOKS, "a runbook")))
 
-    @expose()
-    @api_method(features.RUNBOOKS)
-    def get_one(self, ident, **params):
-        policy.authorize("baremetal:runbook:get", method.context())
-        if set(params) - {"fields"}:
-            raise exception.InvalidParameterValue(
-                err="Only 'fields' may be given when showing a runbook.")
-        ver = method.version()
-        fields = api_utils.parse_fields(params.get("fields"), _visible(ver))
-        return _views([_get(ident)], fields or _visible(ver))[0]
-
-    @expose()
-    @api_method(features.RUNBOOKS, status=201, too_old=405)
-    def post(self):
-        policy.authorize("baremetal:runbook:create", method.context())
-        ver = method.version()
-        values = _validate(method.json_body(), ver)
-        obj = records.RUNBOOKS.save(values)
-        pecan.response.location = (f"{method.public_url()}/v1/runbooks/"
-                                   f"{obj.uuid}")
-        return _views([obj], _visible(ver))[0]
-
-    @expose()
-    @api_method(features.RUNBOOKS, too_old=405)
-    def patch(self, ident):
-        policy.authorize("baremetal:runbook:update", method.context())
-        ver = method.version()
-        patch = method.json_body(list)
-        obj = _get(ident)
-        editable = [f for f in _EDITABLE if _FIELDS[f].available(ver)]
-        current = {f: getattr(obj, f) for f in ("uuid", *editable)}
-        patched = api_utils.apply_patch(
-            current, patch, read_only={"uuid"}, required=("name", "steps"),
-            allowed_roots=set(editable))
-        patched = {k: v for k, v in patched.items()
-                   if not (k == "description" and v is None
-                           and not features.RUNBOOK_TRAITS.available(ver))}
-        values = _validate(patched, ver)
-        changed = {k: v for k, v in values.items()
-                   if k != "uuid" and getattr(obj, k) != v}
-        obj = records.RUNBOOKS.save(changed, obj.id)
-        return _views([obj], _visible(ver))[0]
-
-    @expose()
-    @api_method(features.RUNBOOKS, status=204, too_old=405)
-    def delete(self, ident):
-        policy.authorize("baremetal:runbook:delete", method.context())
-        records.RUNBOOKS.destroy(_get(ident).id)
+RunbooksController = collection.controller(SPEC, "RunbooksController")

@@ -70,14 +70,6 @@ def parse_bool(value: str | bool | None, name: str) -> bool | None:
                 f"boolean.") from e
 
 
-def check_detail_version(ver: int) -> None:
-    """``?detail=`` on a list needs 1.43; before, it is an unknown query
-    parameter (400, as the reference answers), not a version error."""
-    if not features.DETAIL_PARAM.available(ver):
-        raise exception.InvalidParameterValue(
-            err="Invalid query parameter ?detail=True received.")
-
-
 def parse_limit(limit: str | int | None) -> int:
     max_limit = CONF.api.max_limit
     if limit is None:
@@ -146,7 +138,6 @@ def item_without_handler(controller: Any, ident: str) -> tuple:
     the methods the item does take; a GET-only custom action such as
     ``detail`` is routed to its handler.
     """
-    import pecan
     actions = getattr(controller, "_custom_actions", {})
     if ident in actions:
         if pecan.request.method in actions[ident]:
@@ -156,18 +147,6 @@ def item_without_handler(controller: Any, ident: str) -> tuple:
     allow = sorted(m for m, name in handlers.items()
                    if hasattr(controller, name))
     raise method.MethodNotAllowed(allow=allow)
-
-
-class ItemLookup:
-    """Mixin of collections whose items have no sub-resources: a method
-    no handler takes on ``/<collection>/<ident>`` is 405, any longer path
-    404."""
-
-    @method.expose()
-    def _lookup(self, ident, *remainder):
-        if not remainder:
-            return item_without_handler(self, ident)
-        pecan.abort(404)
 
 
 def check_marker(marker: str | None) -> str | None:

@@ -9,19 +9,23 @@ interface may be using it.
 
 from __future__ import annotations
 
-import datetime
-from typing import Any
+import functools
+from typing import Any, Callable
 
-import pecan
 from pecan import rest
 
 from ironic.api import features, method, schemas
-from ironic.api.controllers.v1 import node_lookup, resource
+from ironic.api.controllers.v1 import (
+    collection,
+    descriptor,
+    node_lookup,
+    resource,
+)
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import exception, policy, states, utils
 from ironic.objects import records
-from ironic.objects.base import Field, uuids_for_ids
+from ironic.objects.base import Field
 from ironic.objects.node import Node
 
 
@@ -59,25 +63,6 @@ TARGETS = _Kind(
     records.VOLUME_TARGET_FIELDS, ("volume_type", "boot_index", "volume_id"))
 
 
-def _iso(value: datetime.datetime | None) -> str | None:
-    return api_utils.iso(value)
-
-
-def _view(kind: _Kind, row: dict, fields: list[str], node_uuids: dict
-          ) -> dict:
-    out: dict[str, Any] = {}
-    for name in fields:
-        if name == "node_uuid":
-            out[name] = node_uuids.get(row["node_id"])
-        elif name == "links":
-            out[name] = api_utils.link(f"volume/{kind.key}", row["uuid"])
-        elif name in ("created_at", "updated_at"):
-            out[name] = _iso(row.get(name))
-        else:
-            out[name] = row.get(name)
-    return out
-
-
 def _row(obj) -> dict:
     return {c: getattr(obj, c) for c in obj.__table__.columns.keys()}
 
@@ -87,47 +72,6 @@ def _node_id(ident: str) -> int:
         return node_lookup.get_node(ident).id
     except exception.NodeNotFound as e:
         raise exception.InvalidParameterValue(err=str(e)) from e
-
-
-def _list(kind: _Kind, params: dict, node_id: int | None,
-          url: str) -> dict:
-    allowed = {"limit", "marker", "sort_key", "sort_dir", "fields",
-               "detail"} | ({"node"} if node_id is None else set())
-    unknown = set(params) - allowed
-    if unknown:
-        raise exception.InvalidParameterValue(
-            err=f"Unknown query parameter(s): {', '.join(sorted(unknown))}")
-    fields = api_utils.parse_fields(params.get("fields"), kind.fields)
-    # Unlike nodes and ports (1.43), the volume lists took ?detail from
-    # their first version on.
-    detail = api_utils.parse_bool(params.get("detail"), "detail")
-    if fields and detail:
-        raise exception.InvalidParameterValue(
-            err="Can not specify ?detail=True and fields in the same "
-                "request.")
-    fields = fields or list(kind.fields if detail else kind.default_fields)
-    if params.get("node") is not None:
-        # A filter naming no node is not found (a body's is a bad input).
-        node_id = node_lookup.get_node(params["node"]).id
-    criteria = [] if node_id is None else [("node_id", node_id)]
-    criteria += resource.project_filter("volume")
-    limit = api_utils.parse_limit(params.get("limit"))
-    rows = kind.store.list(
-        criteria, limit=limit,
-        marker=api_utils.check_marker(params.get("marker")),
-        sort_key=params.get("sort_key") or "id",
-        sort_dir=api_utils.parse_sort_dir(params.get("sort_dir")))
-    rows = [_row(r) for r in rows]
-    uuids = uuids_for_ids("node", (r["node_id"] for r in rows))
-    items = [_view(kind, r, fields, uuids) for r in rows]
-    return api_utils.collection(kind.key, items, limit, url, params,
-                                rows[-1]["uuid"] if rows else None)
-
-
-def _show(kind: _Kind, obj, fields: list[str] | None = None) -> dict:
-    row = _row(obj)
-    uuids = uuids_for_ids("node", [row["node_id"]])
-    return _view(kind, row, fields or kind.fields, uuids)
 
 
 def _values(kind: _Kind, doc: dict) -> dict:
@@ -161,99 +105,111 @@ def _check_node_idle(node_id: int, kind: _Kind, deleting: bool) -> None:
         action=action, node=node.uuid, state=node.power_state)
 
 
-class _VolumeCollection(api_utils.ItemLookup, rest.RestController):
-    kind: _Kind
-
-    def __init__(self, node_ident: str | None = None):
-        self.node_ident = node_ident
-
-    def _url(self) -> str:
-        if self.node_ident:
-            return f"nodes/{self.node_ident}/volume/{self.kind.key}"
-        return f"volume/{self.kind.key}"
-
-    @expose()
-    @api_method(features.VOLUME)
-    def get_all(self, **params):
-        node_id = None
-        if self.node_ident:
-            node_id = node_lookup.authorized_node(
-                self.node_ident, "baremetal:volume:get").id
-        return _list(self.kind, params, node_id, self._url())
-
-    @expose()
-    @api_method(features.VOLUME)
-    def get_one(self, ident, **params):
-        if self.node_ident or set(params) - {"fields"}:
-            raise exception.NotFound()
-        fields = api_utils.parse_fields(params.get("fields"),
-                                        self.kind.fields)
-        return _show(self.kind, self._get(ident, "get"), fields)
-
-    def _get(self, ident: str, verb: str):
-        """The item, once the caller may ``verb`` it (404 when it may not
-        see it)."""
-        if not utils.is_uuid_like(ident):
-            raise exception.InvalidUUID(uuid=ident)
-        obj = self.kind.store.get(utils.normalize_uuid(ident))
-        resource.check_node_item(
-            "volume", f"baremetal:volume:{verb}", obj.node_id,
-            exception.NotFound(f"The {self.kind.name.replace('_', ' ')} "
-                               f"{ident} could not be found."))
-        return obj
-
-    @expose()
-    @api_method(features.VOLUME, status=201)
-    def post(self):
-        if self.node_ident:
-            raise exception.HTTPForbidden(resource="volume")
-        values = _values(self.kind, method.json_body())
-        resource.authorize_for_node("baremetal:volume:create",
-                                    values["node_id"])
-        obj = self.kind.store.create(values)
-        pecan.response.location = (f"{method.public_url()}/v1/volume/"
-                                   f"{self.kind.key}/{obj.uuid}")
-        return _show(self.kind, obj)
-
-    @expose()
-    @api_method(features.VOLUME)
-    def patch(self, ident):
-        if self.node_ident:
-            raise exception.HTTPForbidden(resource="volume")
-        patch = method.json_body(list)
-        obj = self._get(ident, "update")
-        current = _show(self.kind, obj)
-        editable = schemas.patchable(self.kind.typed)
-        patched = api_utils.apply_patch(
-            current, patch, read_only=set(current) - editable,
-            required=["node_uuid", *self.kind.schema["required"]],
-            allowed_roots=editable)
-        doc = {k: patched[k] for k in editable if k in patched}
-        doc.setdefault("extra", {})
-        values = _values(self.kind, doc)
-        _check_node_idle(obj.node_id, self.kind, deleting=False)
-        if values["node_id"] != obj.node_id:
-            _check_node_idle(values["node_id"], self.kind, deleting=False)
-        changed = {k: v for k, v in values.items() if getattr(obj, k) != v}
-        obj = self.kind.store.update(obj.id, changed)
-        return _show(self.kind, obj)
-
-    @expose()
-    @api_method(features.VOLUME, status=204)
-    def delete(self, ident):
-        if self.node_ident:
-            raise exception.HTTPForbidden(resource="volume")
-        obj = self._get(ident, "delete")
-        _check_node_idle(obj.node_id, self.kind, deleting=True)
-        self.kind.store.destroy(obj.id)
+def _list_scope(q: descriptor.Query) -> descriptor.Criteria:
+    """The node in the URL, once the caller may see its volumes; the
+    caller's projects."""
+    criteria = []
+    if "node" in q.scope:
+        criteria.append(("node_id", node_lookup.authorized_node(
+            q.scope["node"], "baremetal:volume:get").id))
+    return criteria + resource.project_filter("volume")
 
 
-class ConnectorsController(_VolumeCollection):
-    kind = CONNECTORS
+def _node_filter(ident: str, q: descriptor.Query) -> descriptor.Criteria:
+    # A filter naming no node is not found (a body's is a bad input).
+    return [("node_id", node_lookup.get_node(ident).id)]
 
 
-class TargetsController(_VolumeCollection):
-    kind = TARGETS
+def _nested(verb: str) -> Exception:
+    # The views under a node only list.
+    if verb == "get":
+        return exception.NotFound()
+    return exception.HTTPForbidden(resource="volume")
+
+
+def _rows(store: records.VolumeRecords) -> Callable[..., list]:
+    """``Spec.fetch``: a page as rows of columns."""
+    fetch = collection.records_fetch(store)
+    return lambda *args: [_row(r) for r in fetch(*args)]
+
+
+def _item(kind: _Kind, ident: str, verb: str) -> Any:
+    """The item, once the caller may ``verb`` it (404 when it may not see
+    it)."""
+    if not utils.is_uuid_like(ident):
+        raise exception.InvalidUUID(uuid=ident)
+    obj = kind.store.get(utils.normalize_uuid(ident))
+    resource.check_node_item(
+        "volume", f"baremetal:volume:{verb}", obj.node_id,
+        exception.NotFound(f"The {kind.name.replace('_', ' ')} {ident} "
+                           f"could not be found."))
+    return obj
+
+
+def _create(kind: _Kind, body: dict, ver: int) -> Any:
+    values = _values(kind, body)
+    resource.authorize_for_node("baremetal:volume:create", values["node_id"])
+    return kind.store.create(values)
+
+
+def _update(kind: _Kind, obj: Any, patch: list, ver: int) -> Any:
+    current = collection.show(_SPECS[kind.key], obj)
+    editable = schemas.patchable(kind.typed)
+    patched = api_utils.apply_patch(
+        current, patch, read_only=set(current) - editable,
+        required=["node_uuid", *kind.schema["required"]],
+        allowed_roots=editable)
+    doc = {k: patched[k] for k in editable if k in patched}
+    doc.setdefault("extra", {})
+    values = _values(kind, doc)
+    _check_node_idle(obj.node_id, kind, deleting=False)
+    if values["node_id"] != obj.node_id:
+        _check_node_idle(values["node_id"], kind, deleting=False)
+    changed = {k: v for k, v in values.items() if getattr(obj, k) != v}
+    return kind.store.update(obj.id, changed)
+
+
+def _delete(kind: _Kind, obj: Any) -> None:
+    _check_node_idle(obj.node_id, kind, deleting=True)
+    kind.store.destroy(obj.id)
+
+
+def _spec(kind: _Kind) -> descriptor.Spec:
+    """The Spec of connectors or targets."""
+    return descriptor.Spec(
+        singular=kind.name.replace("_", " "),
+        collection=f"volume/{kind.key}", obj_cls=None,
+        api_fields={name: features.VOLUME for name in kind.fields},
+        default_fields=kind.default_fields,
+        bounds=descriptor.Bounds(features.VOLUME),
+        filters={"node": descriptor.Filter(_node_filter, scoped_by="node")},
+        # Unlike nodes and ports (1.43), the volume lists took ?detail from
+        # their first version on.
+        detail_param=features.ALWAYS, detail_action=False,
+        strict_fields=False, list_scope=_list_scope,
+        sources={"node_uuid": "node_id"}, related={"node_uuid": "node"},
+        fetch=_rows(kind.store), row=_row,
+        item=functools.partial(_item, kind),
+        create=functools.partial(_create, kind),
+        update=functools.partial(_update, kind),
+        delete=functools.partial(_delete, kind),
+        refuse_nested=_nested,
+        refuse_show_params=lambda unknown: exception.NotFound())
+
+
+_SPECS = {kind.key: _spec(kind) for kind in (CONNECTORS, TARGETS)}
+ConnectorsController = collection.controller(_SPECS["connectors"],
+                                             "ConnectorsController")
+TargetsController = collection.controller(_SPECS["targets"],
+                                          "TargetsController")
+
+
+def _nested_views(node_ident: str | None) -> tuple[Any, Any]:
+    if node_ident is None:
+        return ConnectorsController(), TargetsController()
+    parent = f"nodes/{node_ident}"
+    return (ConnectorsController(parent, node=node_ident),
+            TargetsController(parent, node=node_ident))
 
 
 def _root_doc(prefix: str) -> dict:
@@ -271,8 +227,7 @@ class VolumeController(rest.RestController):
 
     def __init__(self, node_ident: str | None = None):
         self.node_ident = node_ident
-        self.connectors = ConnectorsController(node_ident)
-        self.targets = TargetsController(node_ident)
+        self.connectors, self.targets = _nested_views(node_ident)
 
     @expose()
     @api_method(features.VOLUME)

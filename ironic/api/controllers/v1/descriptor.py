@@ -1,0 +1,243 @@
+"""What the API knows about one resource, declared as data.
+
+A ``Spec`` names a resource's fields (an object's declared fields plus the
+API-only ones such as ``node_uuid`` or ``links``, or all of them for rows
+without an object) with the feature that introduced each, its default
+fields, the query parameters that filter its list and what each becomes in
+the object layer's criteria, its sort keys, sub-resources, and the hooks
+that find, render, create, change and delete its items.
+``ironic.api.controllers.v1.collection`` serves every resource from its
+Spec; queries are parsed there only, so a field never appears, filters or
+sorts before its version: a field a client names too early is 406, a field
+that never existed is 400.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable, Iterable
+
+from ironic.api import features
+from ironic.common import exception
+
+Criteria = list[tuple[str, Any]]
+
+
+@dataclasses.dataclass(frozen=True)
+class Query:
+    """One request to a collection: its query parameters, version, and the
+    items of the parent resources it is nested under (``{"node": ident}``
+    for ``/v1/nodes/{ident}/ports``)."""
+
+    params: dict[str, Any]
+    ver: int
+    scope: dict[str, str] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(frozen=True)
+class Filter:
+    """A query parameter narrowing a list: from ``feature`` on (406
+    before), its value turned into object-layer criteria."""
+
+    criteria: Callable[[str, Query], Criteria]
+    feature: features.Since = features.ALWAYS
+    #: Ignored in a list nested under this parent (the URL names it).
+    scoped_by: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Bounds:
+    """The versions the handlers answer (``api_method``): reads from
+    ``feature`` on, writes too unless ``write`` differs; ``patch`` when
+    updates came later. Before the feature reads answer 404, writes
+    ``write_too_old``."""
+
+    feature: features.Since = features.ALWAYS
+    too_old_message: str | None = None
+    write_too_old: int = 404
+    patch: features.Since | None = None
+    patch_too_old_message: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class SubResource:
+    """``/<collection>/{ident}/<name>``: a controller built for the item
+    (and the parents it is under), routed from ``feature`` on."""
+
+    factory: Callable[[str, dict[str, str]], Any]
+    feature: features.Since = features.ALWAYS
+
+
+def _unknown_show_params(unknown: set[str]) -> Exception:
+    return exception.InvalidParameterValue(
+        err=f"Unknown query parameter(s): {', '.join(sorted(unknown))}")
+
+
+def _nothing(*args: Any) -> Any:
+    return []
+
+
+def _allowed(verb: str) -> None:
+    """No rule of the resource's own: its items' hooks authorize."""
+
+
+def _not_served(*args: Any) -> Any:
+    raise exception.OperationNotPermitted()
+
+
+def _identity(obj: Any) -> Any:
+    return obj
+
+
+def _no_parent_refusal(verb: str) -> Exception | None:
+    return None
+
+
+@dataclasses.dataclass(frozen=True)
+class Spec:
+    """One API resource: fields, filters, sort keys, sub-resources,
+    renderer and item hooks."""
+
+    singular: str
+    #: Path under /v1 (``volume/connectors``).
+    collection: str
+    #: The object class whose declared fields (with ``since``) and columns
+    #: the resource shows; None for rows without one (all in api_fields).
+    obj_cls: Any
+    #: API-only fields (not object fields) -> the feature that added each.
+    api_fields: dict[str, features.Since]
+    #: Shown by a list without ``fields``/``detail``; None: every field.
+    default_fields: tuple[str, ...] | None
+    #: API field -> column holding the data it is rendered from.
+    sources: dict[str, str] = dataclasses.field(default_factory=dict)
+    #: API field -> the resource (db table name) whose UUID it shows, the
+    #: row's id in the field's source column (``node_uuid``: ``node``).
+    related: dict[str, str] = dataclasses.field(default_factory=dict)
+    #: JSON key of the list (default: the last segment of the path).
+    key: str = ""
+    bounds: Bounds = Bounds()
+    filters: dict[str, Filter] = dataclasses.field(default_factory=dict)
+    #: None: the object's plain (non-JSON) columns, or for rows without an
+    #: object whatever the database sorts by.
+    sort_keys: frozenset[str] | None = None
+    #: ``?detail=`` from this feature on (400 before, as an unknown
+    #: parameter); None: never a parameter of this list.
+    detail_param: features.Since | None = features.DETAIL_PARAM
+    #: ``/<collection>/detail`` is served.
+    detail_action: bool = True
+    #: Names checked field by field (unknown 400 naming the resource, too
+    #: new 406) and links always shown; False: the older answer (any name
+    #: not shown at this version is 400 "Field(s) ... are not valid").
+    strict_fields: bool = True
+    subresources: dict[str, SubResource] = dataclasses.field(
+        default_factory=dict)
+
+    # --- hooks ----------------------------------------------------------
+    #: Called first on a list: authorization; criteria limiting it to what
+    #: the caller may see and to the parents in the URL.
+    list_scope: Callable[[Query], Criteria] = _nothing
+    #: A page of rows: (criteria, columns or None, limit, marker,
+    #: sort_key, sort_dir).
+    fetch: Callable[..., list] = _nothing
+    #: Documents of rows (dicts or objects) with only ``fields``; None:
+    #: rows of columns shown as they are (``collection.row_documents``).
+    render: Callable[[list, list[str]], list[dict]] | None = None
+    #: The row ``render`` takes for one loaded item.
+    row: Callable[[Any], Any] = _identity
+    #: Authorization asked before anything else for a verb (get, create,
+    #: update, delete); resources whose rules target a node do it in
+    #: ``item``.
+    authorize: Callable[[str], None] = _allowed
+    #: The item ``ident`` names, once the caller may ``verb`` it.
+    item: Callable[[str, str], Any] = _not_served
+    #: A new item from a POST body (validated, authorized, created).
+    create: Callable[[dict, int], Any] = _not_served
+    #: The item after a JSON patch (validated and saved).
+    update: Callable[[Any, list, int], Any] = _not_served
+    delete: Callable[[Any], None] = _not_served
+    #: What a nested view (a parent in the URL) answers to anything but a
+    #: list; None: the nested view serves it too.
+    refuse_nested: Callable[[str], Exception | None] = _no_parent_refusal
+    #: What a GET of one item answers to query parameters but ``fields``.
+    refuse_show_params: Callable[[set[str]], Exception] = \
+        _unknown_show_params
+
+    @property
+    def list_key(self) -> str:
+        return self.key or self.collection.rsplit("/", 1)[-1]
+
+    def feature(self, name: str) -> features.Since | None:
+        """The feature that introduced field ``name`` (None: no such
+        field)."""
+        if name in self.api_fields:
+            return self.api_fields[name]
+        field = self.obj_cls.fields.get(name) if self.obj_cls else None
+        if field is None or field.since is None:
+            return None
+        return features.of_field(field.since)
+
+    def since(self, name: str) -> int | None:
+        """Minor version that introduced field ``name``."""
+        feature = self.feature(name)
+        return feature.minor if feature else None
+
+    def known(self) -> list[str]:
+        names = list(self.obj_cls.fields) if self.obj_cls else []
+        names += [n for n in self.api_fields if n not in names]
+        return [n for n in names if self.feature(n) is not None]
+
+    def visible(self, ver: int) -> list[str]:
+        return [n for n in self.known()
+                if (f := self.feature(n)) is not None and f.available(ver)]
+
+    def defaults(self, ver: int) -> list[str]:
+        """The fields a list shows without ``fields`` or ``detail``."""
+        if self.default_fields is None:
+            return self.visible(ver)
+        return [f for f in self.default_fields
+                if (feature := self.feature(f)) is not None
+                and feature.available(ver)]
+
+    def columns_for(self, fields: Iterable[str]) -> list[str] | None:
+        """Database columns needed to render ``fields`` (None: rows
+        without an object come whole)."""
+        if self.obj_cls is None:
+            return None
+        cols = {"id", "uuid"}
+        for name in fields:
+            if name in self.sources:
+                cols.add(self.sources[name])
+            elif name in self.obj_cls.fields:
+                cols.add(name)
+        return [c for c in self.obj_cls.table_columns() if c in cols]
+
+    def list_params(self) -> tuple[str, ...]:
+        """The query parameters the list takes, the common ones first."""
+        common = [p for p in ("fields", "detail", "limit", "marker",
+                              "sort_key", "sort_dir")
+                  if p != "detail" or self.detail_param is not None]
+        return (*common, *self.filters)
+
+
+def check_names(spec: Spec, names: Iterable[str], ver: int,
+                what: str = "field") -> None:
+    """400 for names the resource never had, 406 for ones too new."""
+    known = set(spec.known())
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise exception.InvalidParameterValue(
+            err=f"Unknown {what}(s) for {spec.singular}: "
+                f"{', '.join(sorted(unknown))}")
+    for name in names:
+        since = spec.feature(name)
+        if since is not None and not since.available(ver):
+            raise exception.NotAcceptable(
+                f"The {what} '{name}' of {spec.singular} needs API version "
+                f"{since.version} or newer.")
+
+
+def need_version(ver: int, feature: features.Since, what: str) -> None:
+    """406 naming ``what`` when ``ver`` predates ``feature``."""
+    if not feature.available(ver):
+        raise exception.NotAcceptable(
+            f"{what} needs API version {feature.version} or newer.")
