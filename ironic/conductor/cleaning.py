@@ -66,29 +66,19 @@ def do_node_clean(task: Task, clean_steps: list[dict] | None = None,
             if result == states.CLEANWAIT:
                 task.process_event("wait")
                 return
-        _run(task, 0)
+        steps.run_then(task, KIND, 0, _done)
     except Exception as e:  # noqa: BLE001 - the node records it
         _fail(task, f"Failed to prepare or run cleaning: {e}")
 
 
 def continue_node_clean(task: Task) -> None:
     """Worker: resume after an asynchronous step (node in CLEANING)."""
-    start = steps.StepState(task.node, KIND).resume_index()
-    try:
-        _run(task, start)
-    except Exception as e:  # noqa: BLE001 - the node records it
-        _fail(task, f"Failed to run clean step: {e}")
+    steps.run_remaining(task, KIND, _done, _fail)
 
 
-def _run(task: Task, start: int) -> None:
-    outcome = steps.run(task, KIND, start)
-    if outcome == "wait":
-        task.process_event("wait")
-    elif outcome == "hold":
-        task.process_event("hold")
-    else:
-        _tear_down(task)
-        _finish(task)
+def _done(task: Task) -> None:
+    _tear_down(task)
+    _finish(task)
 
 
 def _tear_down(task: Task) -> None:

@@ -93,30 +93,19 @@ def do_node_deploy(task: Task, configdrive: Any = None,
             deploy_templates.USER_STEPS_KEY: deploy_steps or None})
         utils.interface(task, "deploy").prepare(task)
         steps.StepState(node, KIND).store(plan(task))
-        _run(task, 0)
+        steps.run_then(task, KIND, 0, _done)
     except Exception as e:  # noqa: BLE001 - recorded on the node
         _fail(task, f"Failed to deploy: {e}")
 
 
 def continue_node_deploy(task: Task) -> None:
-    start = steps.StepState(task.node, KIND).resume_index()
-    try:
-        _run(task, start)
-    except Exception as e:  # noqa: BLE001 - recorded on the node
-        _fail(task, f"Failed to run deploy step: {e}")
+    steps.run_remaining(task, KIND, _done, _fail)
 
 
-def _run(task: Task, start: int) -> None:
-    outcome = steps.run(task, KIND, start)
-    if outcome == "wait":
-        task.process_event("wait")
-    elif outcome == "hold":
-        task.process_event("hold")
-    else:
-        utils.set_internal(task.node,
-                           **{deploy_templates.USER_STEPS_KEY: None})
-        task.node.conductor_affinity = _conductor_id(task)
-        task.process_event("done")
+def _done(task: Task) -> None:
+    utils.set_internal(task.node, **{deploy_templates.USER_STEPS_KEY: None})
+    task.node.conductor_affinity = _conductor_id(task)
+    task.process_event("done")
 
 
 def _conductor_id(task: Task) -> int | None:

@@ -34,24 +34,16 @@ def do_node_service(task: Task, service_steps: list[dict],
             if result == states.SERVICEWAIT:
                 task.process_event("wait")
                 return
-        _run(task, 0)
+        steps.run_then(task, KIND, 0, _done)
     except Exception as e:  # noqa: BLE001 - recorded on the node
         _fail(task, f"Failed to service: {e}")
 
 
 def continue_node_service(task: Task) -> None:
-    start = steps.StepState(task.node, KIND).resume_index()
-    try:
-        _run(task, start)
-    except Exception as e:  # noqa: BLE001 - recorded on the node
-        _fail(task, f"Failed to run service step: {e}")
+    steps.run_remaining(task, KIND, _done, _fail)
 
 
-def _run(task: Task, start: int) -> None:
-    outcome = steps.run(task, KIND, start)
-    if outcome in ("wait", "hold"):
-        task.process_event(outcome)
-        return
+def _done(task: Task) -> None:
     _tear_down(task)
     task.process_event("done")
 

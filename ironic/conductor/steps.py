@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ironic import interfaces, metrics
 from ironic.common import exception, states
@@ -256,6 +256,29 @@ def run(task: Task, kind: Kind, start: int) -> str | None:
     state.clear()
     task.node.save()
     return None
+
+
+def run_then(task: Task, kind: Kind, start: int,
+             finish: Callable[[Task], None]) -> None:
+    """Run stored steps from ``start``: a step that waits or holds moves
+    the node to that state; ``finish`` runs once every step has."""
+    outcome = run(task, kind, start)
+    if outcome in ("wait", "hold"):
+        task.process_event(outcome)
+    else:
+        finish(task)
+
+
+def run_remaining(task: Task, kind: Kind,
+                  finish: Callable[[Task], None],
+                  fail: Callable[[Task, str], None]) -> None:
+    """Worker: go on after an asynchronous step finished (the node back in
+    its working state); an error fails the node through ``fail``."""
+    start = StepState(task.node, kind).resume_index()
+    try:
+        run_then(task, kind, start, finish)
+    except Exception as e:  # noqa: BLE001 - the node records it
+        fail(task, f"Failed to run {kind.name} step: {e}")
 
 
 def _execute(task: Task, kind: Kind, step: dict) -> str | None:
