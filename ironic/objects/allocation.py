@@ -60,19 +60,13 @@ class Allocation(IronicObject):
     _db_destroy = "destroy_allocation"
     _table = "Allocation"
     _db_list = "get_allocation_list"
+    _db_get = "get_allocation"
+    _not_found = exception.AllocationNotFound
+    _not_found_arg = "allocation"
 
-    @classmethod
-    def get(cls, ident: str | int) -> Allocation:
-        """Load by database id, UUID or name."""
-        dbapi = db_api.get_instance()
-        if isinstance(ident, int):
-            return cls.from_db(dbapi.get_allocation(ident, "id"))
-        if utils.is_uuid_like(ident):
-            return cls.from_db(dbapi.get_allocation(
-                utils.normalize_uuid(ident)))
-        if utils.is_valid_logical_name(ident):
-            return cls.from_db(dbapi.get_allocation(ident, "name"))
-        raise exception.AllocationNotFound(allocation=ident)
+    @staticmethod
+    def _is_name(ident: object) -> bool:
+        return utils.is_valid_logical_name(ident)
 
     @classmethod
     def claim(cls, alloc_id: int, previous: int | None,

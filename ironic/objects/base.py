@@ -17,6 +17,7 @@ import functools
 import operator
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Self
 
+from ironic.common import utils
 from ironic.db import api as db_api
 from ironic.db.sqlalchemy import tables
 
@@ -124,6 +125,12 @@ class IronicObject:
     _db_list: ClassVar[str]
     _db_update: ClassVar[str]
     _db_destroy: ClassVar[str]
+    #: The db API's lookup of one row, called ``(value, column)``, and
+    #: what ``get`` raises for an identifier it cannot look up: the
+    #: exception class and the keyword naming the identifier.
+    _db_get: ClassVar[str]
+    _not_found: ClassVar[type[Exception]]
+    _not_found_arg: ClassVar[str]
     #: The database id (None until created).
     id: Any
 
@@ -231,6 +238,28 @@ class IronicObject:
         """Delete the row with this database id (its NotFound when none)
         without loading it first."""
         getattr(db_api.get_instance(), cls._db_destroy)(obj_id)
+
+    @staticmethod
+    def _is_name(ident: Any) -> bool:
+        """Whether ``get`` looks up ``ident`` (neither an id nor a UUID)
+        by name; the classes whose rows have names say how one looks."""
+        return False
+
+    @classmethod
+    def get(cls, ident: str | int) -> Self:
+        """Load by database id, UUID or (see ``_is_name``) name; the
+        class's not-found exception for any other identifier."""
+        value: str | int = ident
+        if isinstance(ident, int):
+            column = "id"
+        elif utils.is_uuid_like(ident):
+            column, value = "uuid", utils.normalize_uuid(ident)
+        elif cls._is_name(ident):
+            column = "name"
+        else:
+            raise cls._not_found(**{cls._not_found_arg: ident})
+        row = getattr(db_api.get_instance(), cls._db_get)(value, column)
+        return cls.from_db(row)
 
     @classmethod
     def table_columns(cls) -> tuple[str, ...]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ironic.common import exception, utils
+from ironic.common import exception
 from ironic.db import api as db_api
 from ironic.objects.base import (
     CREATE,
@@ -31,19 +31,11 @@ class Chassis(IronicObject):
     _db_destroy = "destroy_chassis"
     _table = "Chassis"
     _db_list = "get_chassis_list"
+    _db_get = "get_chassis"
+    _not_found = exception.ChassisNotFound
+    _not_found_arg = "chassis"
 
     @classmethod
     def get_by_uuid(cls, uuid: str) -> Chassis:
         """The chassis with exactly this UUID; ChassisNotFound if none."""
-        return cls.from_db(db_api.get_instance().get_chassis_by_uuid(uuid))
-
-    @classmethod
-    def get(cls, ident: str | int) -> Chassis:
-        """Load by database id or UUID."""
-        dbapi = db_api.get_instance()
-        if isinstance(ident, int):
-            return cls.from_db(dbapi.get_chassis_by_id(ident))
-        if utils.is_uuid_like(ident):
-            return cls.from_db(dbapi.get_chassis_by_uuid(
-                utils.normalize_uuid(ident)))
-        raise exception.ChassisNotFound(chassis=ident)
+        return cls.from_db(db_api.get_instance().get_chassis(uuid))

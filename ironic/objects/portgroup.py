@@ -55,22 +55,16 @@ class Portgroup(IronicObject):
     _db_destroy = "destroy_portgroup"
     _table = "Portgroup"
     _db_list = "get_portgroup_list"
+    _db_get = "get_portgroup"
+    _not_found = exception.PortgroupNotFound
+    _not_found_arg = "portgroup"
+
+    @staticmethod
+    def _is_name(ident: object) -> bool:
+        return utils.is_valid_logical_name(ident)
 
     @classmethod
     def list_for_node(cls, node_id: int) -> list[Portgroup]:
         """Every port group of the node (by database id)."""
         return [cls.from_db(row) for row in
                 db_api.get_instance().get_portgroups_of_node(node_id)]
-
-    @classmethod
-    def get(cls, ident: str | int) -> Portgroup:
-        """Load by database id, UUID or logical name."""
-        dbapi = db_api.get_instance()
-        if isinstance(ident, int):
-            return cls.from_db(dbapi.get_portgroup_by_id(ident))
-        if utils.is_uuid_like(ident):
-            return cls.from_db(dbapi.get_portgroup_by_uuid(
-                utils.normalize_uuid(ident)))
-        if utils.is_valid_logical_name(ident):
-            return cls.from_db(dbapi.get_portgroup_by_name(ident))
-        raise exception.PortgroupNotFound(portgroup=ident)

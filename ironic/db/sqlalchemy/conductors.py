@@ -114,7 +114,7 @@ class ConductorQueries:
     _reader: Any
     _writer: Any
     _translate_integrity: Any
-    _get_one: Any
+    _get_row: Any
 
     # ------------------------------------------------------------------
     # registration and heartbeat
@@ -183,8 +183,9 @@ class ConductorQueries:
                                    .conductor_id == row.id))
 
     def get_conductor(self, hostname: str) -> models.Conductor:
-        return self._get_one(models.Conductor, "hostname", hostname,
-                             exception.ConductorNotFound(conductor=hostname))
+        C = models.Conductor
+        return self._get_row(C, exception.ConductorNotFound(
+            conductor=hostname), C.hostname == hostname)
 
     def list_conductors(self, *, limit: int | None = None,
                         marker: str | None = None, sort_key: str = "id",
