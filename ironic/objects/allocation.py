@@ -25,7 +25,8 @@ STATES = (ALLOCATING, ACTIVE, ERROR)
 _STRINGS = {"items": {"type": "string"}}
 
 
-class Allocation(IronicObject):
+class Allocation(IronicObject, db_name="allocation",
+                 table="Allocation"):
     fields = {
         "uuid": Field(52, type=UUID, nullable=False, write=CREATE,
                       body_null=True, doc="Unique UUID of the allocation."),
@@ -55,18 +56,9 @@ class Allocation(IronicObject):
         **timestamps(52),
     }
 
-    _db_create = "create_allocation"
-    _db_update = "update_allocation"
-    _db_destroy = "destroy_allocation"
-    _table = "Allocation"
-    _db_list = "get_allocation_list"
-    _db_get = "get_allocation"
     _not_found = exception.AllocationNotFound
     _not_found_arg = "allocation"
-
-    @staticmethod
-    def _is_name(ident: object) -> bool:
-        return utils.is_valid_logical_name(ident)
+    _is_name = staticmethod(utils.is_valid_logical_name)
 
     @classmethod
     def claim(cls, alloc_id: int, previous: int | None,

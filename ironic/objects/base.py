@@ -139,6 +139,22 @@ class IronicObject:
         # checker each is an attribute of unknown type.
         def __getattr__(self, name: str) -> Any: ...
 
+    def __init_subclass__(cls, *, db_name: str | None = None,
+                          table: str | None = None, **kwargs: Any) -> None:
+        """``db_name``: the resource's name in the db API, whose functions
+        are then ``create_<name>``, ``get_<name>`` (``value, column``),
+        ``get_<name>_list``, ``update_<name>`` and ``destroy_<name>``;
+        ``table``: its model in ``ironic.db.sqlalchemy.models``."""
+        super().__init_subclass__(**kwargs)
+        if db_name is not None:
+            cls._db_create = f"create_{db_name}"
+            cls._db_get = f"get_{db_name}"
+            cls._db_list = f"get_{db_name}_list"
+            cls._db_update = f"update_{db_name}"
+            cls._db_destroy = f"destroy_{db_name}"
+        if table is not None:
+            cls._table = table
+
     def __init__(self, **values: Any) -> None:
         object.__setattr__(self, "_changed", set())
         for name, field in self.fields.items():
@@ -240,8 +256,8 @@ class IronicObject:
         getattr(db_api.get_instance(), cls._db_destroy)(obj_id)
 
     @staticmethod
-    def _is_name(ident: Any) -> bool:
-        """Whether ``get`` looks up ``ident`` (neither an id nor a UUID)
+    def _is_name(value: Any) -> bool:
+        """Whether ``get`` looks up ``value`` (neither an id nor a UUID)
         by name; the classes whose rows have names say how one looks."""
         return False
 

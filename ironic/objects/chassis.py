@@ -15,7 +15,7 @@ from ironic.objects.base import (
 )
 
 
-class Chassis(IronicObject):
+class Chassis(IronicObject, db_name="chassis", table="Chassis"):
     fields = {
         "uuid": Field(1, type=UUID, nullable=False, write=CREATE,
                       body_null=True, doc="Unique UUID of the chassis."),
@@ -26,12 +26,6 @@ class Chassis(IronicObject):
         **timestamps(1),
     }
 
-    _db_create = "create_chassis"
-    _db_update = "update_chassis"
-    _db_destroy = "destroy_chassis"
-    _table = "Chassis"
-    _db_list = "get_chassis_list"
-    _db_get = "get_chassis"
     _not_found = exception.ChassisNotFound
     _not_found_arg = "chassis"
 

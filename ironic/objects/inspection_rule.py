@@ -21,7 +21,8 @@ from ironic.objects.base import (
 PHASES = ("main",)
 
 
-class InspectionRule(IronicObject):
+class InspectionRule(IronicObject, db_name="inspection_rule",
+                     table="InspectionRule"):
     # What a condition and an action may say is the rules engine's to
     # check (ironic.inspection_rules.validation): it knows the plugins.
     fields = {
@@ -51,12 +52,6 @@ class InspectionRule(IronicObject):
         **timestamps(96),
     }
 
-    _db_create = "create_inspection_rule"
-    _db_update = "update_inspection_rule"
-    _db_destroy = "destroy_inspection_rule"
-    _table = "InspectionRule"
-    _db_list = "get_inspection_rule_list"
-    _db_get = "get_inspection_rule"
     _not_found = exception.InspectionRuleNotFound
     _not_found_arg = "rule"
 

@@ -32,7 +32,7 @@ LOCAL_LINK_CONNECTION = {
 }
 
 
-class Port(IronicObject):
+class Port(IronicObject, db_name="port", table="Port"):
     fields = {
         "uuid": Field(1, type=UUID, nullable=False, write=CREATE,
                       body_null=True, doc="Unique UUID of the port."),
@@ -77,19 +77,13 @@ class Port(IronicObject):
         **timestamps(1),
     }
 
-    _db_create = "create_port"
-    _db_update = "update_port"
-    _db_destroy = "destroy_port"
-    _table = "Port"
-    _db_list = "get_port_list"
-    _db_get = "get_port"
     _not_found = exception.PortNotFound
     _not_found_arg = "port"
 
     @staticmethod
-    def _is_name(ident: object) -> bool:
+    def _is_name(value: object) -> bool:
         # Any other string: port names are free-form.
-        return isinstance(ident, str) and bool(ident)
+        return isinstance(value, str) and bool(value)
 
     @staticmethod
     def boot_filter_rows(inspection_states) -> list[tuple]:

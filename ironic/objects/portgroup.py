@@ -17,7 +17,7 @@ from ironic.objects.base import (
 )
 
 
-class Portgroup(IronicObject):
+class Portgroup(IronicObject, db_name="portgroup", table="Portgroup"):
     fields = {
         "uuid": Field(23, type=UUID, nullable=False, write=CREATE,
                       body_null=True, doc="Unique UUID of the port group."),
@@ -50,18 +50,9 @@ class Portgroup(IronicObject):
         **timestamps(23),
     }
 
-    _db_create = "create_portgroup"
-    _db_update = "update_portgroup"
-    _db_destroy = "destroy_portgroup"
-    _table = "Portgroup"
-    _db_list = "get_portgroup_list"
-    _db_get = "get_portgroup"
     _not_found = exception.PortgroupNotFound
     _not_found_arg = "portgroup"
-
-    @staticmethod
-    def _is_name(ident: object) -> bool:
-        return utils.is_valid_logical_name(ident)
+    _is_name = staticmethod(utils.is_valid_logical_name)
 
     @classmethod
     def list_for_node(cls, node_id: int) -> list[Portgroup]:

@@ -7,26 +7,19 @@ and freeing it are single transactions, so a node is never half-allocated.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from typing import Iterable, Sequence
 
 import sqlalchemy as sa
 from oslo_db import exception as db_exc
 
 from ironic.common import exception
-from ironic.db.sqlalchemy import engine, models
+from ironic.db.sqlalchemy import engine, models, rows
 
 A = models.Allocation
 N = models.Node
 
 
-class AllocationQueries:
-    _reader: Any
-    _writer: Any
-    _list: Any
-    _get_row: Any
-    _insert_row: Any
-    _update_row: Any
-    _delete_by_id: Any
+class AllocationQueries(rows.RowQueries):
 
     @staticmethod
     def _allocation_conflict(e: db_exc.DBDuplicateEntry, values: dict

@@ -134,13 +134,9 @@ def _row_to_dict(row) -> dict:
     return dict(row._mapping)
 
 
-class Connection(rows.RowQueries, ConductorQueries, HardwareQueries,
-                 NodeResourceQueries, AllocationQueries,
-                 InspectionRuleQueries):
+class Connection(ConductorQueries, HardwareQueries, NodeResourceQueries,
+                 AllocationQueries, InspectionRuleQueries):
     """All queries of the service."""
-
-    _reader = staticmethod(_reader)
-    _writer = staticmethod(_writer)
 
     # ------------------------------------------------------------------
     # generic helpers

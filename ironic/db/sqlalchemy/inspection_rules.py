@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from oslo_db import exception as db_exc
 
 from ironic.common import exception
-from ironic.db.sqlalchemy import models
+from ironic.db.sqlalchemy import models, rows
 
 R = models.InspectionRule
 
@@ -27,13 +27,7 @@ def _conflict(e: db_exc.DBDuplicateEntry, values: dict
     return exception.InspectionRuleAlreadyExists(uuid=values["uuid"])
 
 
-class InspectionRuleQueries:
-    _reader: Any
-    _list: Any
-    _get_row: Any
-    _insert_row: Any
-    _update_row: Any
-    _destroy_row: Any
+class InspectionRuleQueries(rows.RowQueries):
 
     def create_inspection_rule(self, values: dict) -> models.InspectionRule:
         return self._insert_row(R, values, _conflict)
@@ -51,12 +45,8 @@ class InspectionRuleQueries:
     def get_inspection_rules_for_phase(self, phase: str
                                        ) -> list[models.InspectionRule]:
         """Every rule of ``phase``, highest priority first."""
-        with self._reader() as session:
-            rows = list(session.scalars(sa.select(R).where(
-                R.phase == phase).order_by(R.priority.desc(), R.id)))
-            for row in rows:
-                session.expunge(row)
-            return rows
+        return self._get_rows(sa.select(R).where(
+            R.phase == phase).order_by(R.priority.desc(), R.id))
 
     def update_inspection_rule(self, rule_id: int, values: dict
                                ) -> models.InspectionRule:

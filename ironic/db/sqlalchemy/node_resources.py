@@ -83,16 +83,9 @@ _RECORDS = {
 }
 
 
-class NodeResourceQueries:
+class NodeResourceQueries(rows.RowQueries):
     """Volume connectors/targets, BIOS settings, node history."""
 
-    _reader: Any
-    _writer: Any
-    _list: Any
-    _get_row: Any
-    _insert_row: Any
-    _update_row: Any
-    _destroy_row: Any
 
     # resources kept as plain rows ----------------------------------------
 
@@ -126,41 +119,26 @@ class NodeResourceQueries:
 
     def get_bios_settings(self, node_id: int) -> list:
         B = models.BIOSSetting
-        with self._reader() as session:
-            rows = list(session.scalars(sa.select(B).where(
-                B.node_id == node_id).order_by(B.name)))
-            for row in rows:
-                session.expunge(row)
-            return rows
+        return self._get_rows(sa.select(B).where(
+            B.node_id == node_id).order_by(B.name))
 
     def set_bios_settings(self, node_id: int, settings: list[dict]) -> None:
         """Replace the cached settings of a node (the BIOS interface's job;
         tests and the conductor use it)."""
-        B = models.BIOSSetting
-        with self._writer() as session:
-            session.execute(sa.delete(B).where(B.node_id == node_id))
-            for setting in settings:
-                session.add(B(node_id=node_id, **setting))
+        self._replace_node_rows(models.BIOSSetting, node_id, settings)
 
     # firmware components -------------------------------------------------
 
     def get_firmware_components(self, node_id: int) -> list:
         F = models.FirmwareComponent
-        with self._reader() as session:
-            rows = list(session.scalars(sa.select(F).where(
-                F.node_id == node_id).order_by(F.component)))
-            for row in rows:
-                session.expunge(row)
-            return rows
+        return self._get_rows(sa.select(F).where(
+            F.node_id == node_id).order_by(F.component))
 
     def set_firmware_components(self, node_id: int,
                                 components: list[dict]) -> None:
         """Replace the recorded components (the firmware interface's job)."""
-        F = models.FirmwareComponent
-        with self._writer() as session:
-            session.execute(sa.delete(F).where(F.node_id == node_id))
-            for comp in components:
-                session.add(F(node_id=node_id, **comp))
+        self._replace_node_rows(models.FirmwareComponent, node_id,
+                                components)
 
     # inspection inventory ------------------------------------------------
 
@@ -296,12 +274,8 @@ class NodeResourceQueries:
     def get_deploy_templates_by_names(self, names: Iterable[str]) -> list:
         """Templates matching a node's traits (what deploy applies)."""
         T = models.DeployTemplate
-        with self._reader() as session:
-            rows = list(session.scalars(sa.select(T).where(
-                T.name.in_(list(names))).order_by(T.name)))
-            for row in rows:
-                session.expunge(row)
-            return rows
+        return self._get_rows(sa.select(T).where(
+            T.name.in_(list(names))).order_by(T.name))
 
     # runbooks ------------------------------------------------------------
 

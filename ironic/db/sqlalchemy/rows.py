@@ -1,6 +1,6 @@
 """Get, insert, update and destroy one row of any model.
 
-A mixin of ``Connection``. Every resource's queries are these four
+The base of ``Connection`` and its mixins. Every resource's queries are these four
 statements; what differs between resources is only the not-found
 exception and how a unique-constraint violation is reported, which the
 caller passes in.
@@ -22,7 +22,14 @@ Conflict = Callable[[db_exc.DBDuplicateEntry, dict], Exception]
 
 
 class RowQueries:
-    """One-row reads and writes shared by every resource."""
+    """One-row reads and writes shared by every resource: the base of
+    ``Connection``'s mixins (one per group of tables)."""
+
+    # Transactions: a read-only one and one that commits.
+    _reader = staticmethod(engine.reader)
+    _writer = staticmethod(engine.writer)
+    #: A page of rows (``Connection._list``).
+    _list: Any
 
     @staticmethod
     def _get_row(model: Any, not_found: Exception, *where: Any,
@@ -38,6 +45,24 @@ class RowQueries:
                 raise not_found
             session.expunge(obj)
             return obj
+
+    @staticmethod
+    def _get_rows(stmt: sa.Select) -> list:
+        """Every row of one model that ``stmt`` selects."""
+        with engine.reader() as session:
+            found = list(session.scalars(stmt))
+            for obj in found:
+                session.expunge(obj)
+            return found
+
+    @staticmethod
+    def _replace_node_rows(model: Any, node_id: int,
+                           items: list[dict]) -> None:
+        """Make ``items`` the node's only rows of ``model``."""
+        with engine.writer() as session:
+            session.execute(sa.delete(model).where(model.node_id == node_id))
+            for values in items:
+                session.add(model(node_id=node_id, **values))
 
     @staticmethod
     @engine.retry_on_deadlock
