@@ -529,15 +529,13 @@ class Connection(ConductorQueries, HardwareQueries, NodeResourceQueries,
         return self._update(models.Portgroup, "portgroup", pg_id, values,
                             exception.PortgroupNotFound(portgroup=pg_id))
 
-    @engine.retry_on_deadlock
     def destroy_portgroup(self, pg_id: int) -> None:
-        with _writer() as session:
-            has_ports = session.execute(sa.select(models.Port.id).where(
-                models.Port.portgroup_id == pg_id).limit(1)).first()
-            if has_ports:
-                raise exception.PortgroupNotEmpty(portgroup=pg_id)
-            self._delete_by_id(session, models.Portgroup, pg_id,
-                               exception.PortgroupNotFound(portgroup=pg_id))
+        P = models.Port
+        self._destroy_row(
+            models.Portgroup, pg_id,
+            exception.PortgroupNotFound(portgroup=pg_id),
+            used_by=sa.select(P.id).where(P.portgroup_id == pg_id),
+            in_use=exception.PortgroupNotEmpty(portgroup=pg_id))
 
     # ------------------------------------------------------------------
     # chassis
@@ -558,15 +556,13 @@ class Connection(ConductorQueries, HardwareQueries, NodeResourceQueries,
         return self._update(models.Chassis, "chassis", chassis_id, values,
                             exception.ChassisNotFound(chassis=chassis_id))
 
-    @engine.retry_on_deadlock
     def destroy_chassis(self, chassis_id: int) -> None:
-        with _writer() as session:
-            has_nodes = session.execute(sa.select(models.Node.id).where(
-                models.Node.chassis_id == chassis_id).limit(1)).first()
-            if has_nodes:
-                raise exception.ChassisNotEmpty(chassis=chassis_id)
-            self._delete_by_id(session, models.Chassis, chassis_id,
-                               exception.ChassisNotFound(chassis=chassis_id))
+        N = models.Node
+        self._destroy_row(
+            models.Chassis, chassis_id,
+            exception.ChassisNotFound(chassis=chassis_id),
+            used_by=sa.select(N.id).where(N.chassis_id == chassis_id),
+            in_use=exception.ChassisNotEmpty(chassis=chassis_id))
 
     # ------------------------------------------------------------------
     # id <-> uuid helpers used by the API to render relations

@@ -117,8 +117,14 @@ class RowQueries:
 
     @staticmethod
     @engine.retry_on_deadlock
-    def _destroy_row(model: Any, obj_id: int, not_found: Exception) -> None:
+    def _destroy_row(model: Any, obj_id: int, not_found: Exception,
+                     used_by: sa.Select | None = None,
+                     in_use: Exception | None = None) -> None:
         """Delete the row with database id ``obj_id`` in a transaction of
-        its own."""
+        its own; ``in_use`` raised instead while ``used_by`` (the rows
+        referring to it) selects any."""
         with engine.writer() as session:
+            if used_by is not None and session.execute(
+                    used_by.limit(1)).first():
+                raise in_use or not_found
             RowQueries._delete_by_id(session, model, obj_id, not_found)
