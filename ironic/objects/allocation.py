@@ -25,7 +25,8 @@ STATES = (ALLOCATING, ACTIVE, ERROR)
 _STRINGS = {"items": {"type": "string"}}
 
 
-class Allocation(IronicObject):
+class Allocation(IronicObject, db_name="allocation",
+                 table="Allocation"):
     fields = {
         "uuid": Field(52, type=UUID, nullable=False, write=CREATE,
                       body_null=True, doc="Unique UUID of the allocation."),
@@ -55,24 +56,9 @@ class Allocation(IronicObject):
         **timestamps(52),
     }
 
-    _db_create = "create_allocation"
-    _db_update = "update_allocation"
-    _db_destroy = "destroy_allocation"
-    _table = "Allocation"
-    _db_list = "get_allocation_list"
-
-    @classmethod
-    def get(cls, ident: str | int) -> Allocation:
-        """Load by database id, UUID or name."""
-        dbapi = db_api.get_instance()
-        if isinstance(ident, int):
-            return cls.from_db(dbapi.get_allocation(ident, "id"))
-        if utils.is_uuid_like(ident):
-            return cls.from_db(dbapi.get_allocation(
-                utils.normalize_uuid(ident)))
-        if utils.is_valid_logical_name(ident):
-            return cls.from_db(dbapi.get_allocation(ident, "name"))
-        raise exception.AllocationNotFound(allocation=ident)
+    _not_found = exception.AllocationNotFound
+    _not_found_arg = "allocation"
+    _is_name = staticmethod(utils.is_valid_logical_name)
 
     @classmethod
     def claim(cls, alloc_id: int, previous: int | None,

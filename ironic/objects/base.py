@@ -17,6 +17,7 @@ import functools
 import operator
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Self
 
+from ironic.common import utils
 from ironic.db import api as db_api
 from ironic.db.sqlalchemy import tables
 
@@ -124,6 +125,12 @@ class IronicObject:
     _db_list: ClassVar[str]
     _db_update: ClassVar[str]
     _db_destroy: ClassVar[str]
+    #: The db API's lookup of one row, called ``(value, column)``, and
+    #: what ``get`` raises for an identifier it cannot look up: the
+    #: exception class and the keyword naming the identifier.
+    _db_get: ClassVar[str]
+    _not_found: ClassVar[type[Exception]]
+    _not_found_arg: ClassVar[str]
     #: The database id (None until created).
     id: Any
 
@@ -131,6 +138,22 @@ class IronicObject:
         # The fields are set per class from ``fields``: for the type
         # checker each is an attribute of unknown type.
         def __getattr__(self, name: str) -> Any: ...
+
+    def __init_subclass__(cls, *, db_name: str | None = None,
+                          table: str | None = None, **kwargs: Any) -> None:
+        """``db_name``: the resource's name in the db API, whose functions
+        are then ``create_<name>``, ``get_<name>`` (``value, column``),
+        ``get_<name>_list``, ``update_<name>`` and ``destroy_<name>``;
+        ``table``: its model in ``ironic.db.sqlalchemy.models``."""
+        super().__init_subclass__(**kwargs)
+        if db_name is not None:
+            cls._db_create = f"create_{db_name}"
+            cls._db_get = f"get_{db_name}"
+            cls._db_list = f"get_{db_name}_list"
+            cls._db_update = f"update_{db_name}"
+            cls._db_destroy = f"destroy_{db_name}"
+        if table is not None:
+            cls._table = table
 
     def __init__(self, **values: Any) -> None:
         object.__setattr__(self, "_changed", set())
@@ -231,6 +254,28 @@ class IronicObject:
         """Delete the row with this database id (its NotFound when none)
         without loading it first."""
         getattr(db_api.get_instance(), cls._db_destroy)(obj_id)
+
+    @staticmethod
+    def _is_name(value: Any) -> bool:
+        """Whether ``get`` looks up ``value`` (neither an id nor a UUID)
+        by name; the classes whose rows have names say how one looks."""
+        return False
+
+    @classmethod
+    def get(cls, ident: str | int) -> Self:
+        """Load by database id, UUID or (see ``_is_name``) name; the
+        class's not-found exception for any other identifier."""
+        value: str | int = ident
+        if isinstance(ident, int):
+            column = "id"
+        elif utils.is_uuid_like(ident):
+            column, value = "uuid", utils.normalize_uuid(ident)
+        elif cls._is_name(ident):
+            column = "name"
+        else:
+            raise cls._not_found(**{cls._not_found_arg: ident})
+        row = getattr(db_api.get_instance(), cls._db_get)(value, column)
+        return cls.from_db(row)
 
     @classmethod
     def table_columns(cls) -> tuple[str, ...]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ironic.common import exception, utils
+from ironic.common import exception
 from ironic.db import api as db_api
 from ironic.objects.base import (
     CREATE,
@@ -15,7 +15,7 @@ from ironic.objects.base import (
 )
 
 
-class Chassis(IronicObject):
+class Chassis(IronicObject, db_name="chassis", table="Chassis"):
     fields = {
         "uuid": Field(1, type=UUID, nullable=False, write=CREATE,
                       body_null=True, doc="Unique UUID of the chassis."),
@@ -26,24 +26,10 @@ class Chassis(IronicObject):
         **timestamps(1),
     }
 
-    _db_create = "create_chassis"
-    _db_update = "update_chassis"
-    _db_destroy = "destroy_chassis"
-    _table = "Chassis"
-    _db_list = "get_chassis_list"
+    _not_found = exception.ChassisNotFound
+    _not_found_arg = "chassis"
 
     @classmethod
     def get_by_uuid(cls, uuid: str) -> Chassis:
         """The chassis with exactly this UUID; ChassisNotFound if none."""
-        return cls.from_db(db_api.get_instance().get_chassis_by_uuid(uuid))
-
-    @classmethod
-    def get(cls, ident: str | int) -> Chassis:
-        """Load by database id or UUID."""
-        dbapi = db_api.get_instance()
-        if isinstance(ident, int):
-            return cls.from_db(dbapi.get_chassis_by_id(ident))
-        if utils.is_uuid_like(ident):
-            return cls.from_db(dbapi.get_chassis_by_uuid(
-                utils.normalize_uuid(ident)))
-        raise exception.ChassisNotFound(chassis=ident)
+        return cls.from_db(db_api.get_instance().get_chassis(uuid))

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ironic.common import exception, utils
+from ironic.common import exception
 from ironic.db import api as db_api
 from ironic.objects.base import (
     ARRAY,
@@ -21,7 +21,8 @@ from ironic.objects.base import (
 PHASES = ("main",)
 
 
-class InspectionRule(IronicObject):
+class InspectionRule(IronicObject, db_name="inspection_rule",
+                     table="InspectionRule"):
     # What a condition and an action may say is the rules engine's to
     # check (ironic.inspection_rules.validation): it knows the plugins.
     fields = {
@@ -51,22 +52,8 @@ class InspectionRule(IronicObject):
         **timestamps(96),
     }
 
-    _db_create = "create_inspection_rule"
-    _db_update = "update_inspection_rule"
-    _db_destroy = "destroy_inspection_rule"
-    _table = "InspectionRule"
-    _db_list = "get_inspection_rule_list"
-
-    @classmethod
-    def get(cls, ident: str | int) -> InspectionRule:
-        """Load by database id or UUID."""
-        dbapi = db_api.get_instance()
-        if isinstance(ident, int):
-            return cls.from_db(dbapi.get_inspection_rule(ident, "id"))
-        if not utils.is_uuid_like(ident):
-            raise exception.InspectionRuleNotFound(rule=ident)
-        return cls.from_db(dbapi.get_inspection_rule(
-            utils.normalize_uuid(ident)))
+    _not_found = exception.InspectionRuleNotFound
+    _not_found_arg = "rule"
 
     @classmethod
     def list_for_phase(cls, phase: str) -> list[InspectionRule]:

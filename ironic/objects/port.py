@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ironic.common import exception, utils
+from ironic.common import exception
 from ironic.db import api as db_api
 from ironic.objects.base import (
     BOOLEAN,
@@ -32,7 +32,7 @@ LOCAL_LINK_CONNECTION = {
 }
 
 
-class Port(IronicObject):
+class Port(IronicObject, db_name="port", table="Port"):
     fields = {
         "uuid": Field(1, type=UUID, nullable=False, write=CREATE,
                       body_null=True, doc="Unique UUID of the port."),
@@ -77,11 +77,13 @@ class Port(IronicObject):
         **timestamps(1),
     }
 
-    _db_create = "create_port"
-    _db_update = "update_port"
-    _db_destroy = "destroy_port"
-    _table = "Port"
-    _db_list = "get_port_list"
+    _not_found = exception.PortNotFound
+    _not_found_arg = "port"
+
+    @staticmethod
+    def _is_name(value: object) -> bool:
+        # Any other string: port names are free-form.
+        return isinstance(value, str) and bool(value)
 
     @staticmethod
     def boot_filter_rows(inspection_states) -> list[tuple]:
@@ -105,17 +107,5 @@ class Port(IronicObject):
     @classmethod
     def get_by_address(cls, address: str) -> Port:
         """The port with MAC ``address``; PortNotFound when none has it."""
-        return cls.from_db(db_api.get_instance().get_port_by_address(address))
-
-    @classmethod
-    def get(cls, ident: str | int) -> Port:
-        """Load by database id, UUID or name."""
-        dbapi = db_api.get_instance()
-        if isinstance(ident, int):
-            return cls.from_db(dbapi.get_port_by_id(ident))
-        if utils.is_uuid_like(ident):
-            return cls.from_db(dbapi.get_port_by_uuid(
-                utils.normalize_uuid(ident)))
-        if isinstance(ident, str) and ident:
-            return cls.from_db(dbapi.get_port_by_name(ident))
-        raise exception.PortNotFound(port=ident)
+        return cls.from_db(db_api.get_instance().get_port(address,
+                                                          "address"))

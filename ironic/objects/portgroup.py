@@ -17,7 +17,7 @@ from ironic.objects.base import (
 )
 
 
-class Portgroup(IronicObject):
+class Portgroup(IronicObject, db_name="portgroup", table="Portgroup"):
     fields = {
         "uuid": Field(23, type=UUID, nullable=False, write=CREATE,
                       body_null=True, doc="Unique UUID of the port group."),
@@ -50,27 +50,12 @@ class Portgroup(IronicObject):
         **timestamps(23),
     }
 
-    _db_create = "create_portgroup"
-    _db_update = "update_portgroup"
-    _db_destroy = "destroy_portgroup"
-    _table = "Portgroup"
-    _db_list = "get_portgroup_list"
+    _not_found = exception.PortgroupNotFound
+    _not_found_arg = "portgroup"
+    _is_name = staticmethod(utils.is_valid_logical_name)
 
     @classmethod
     def list_for_node(cls, node_id: int) -> list[Portgroup]:
         """Every port group of the node (by database id)."""
         return [cls.from_db(row) for row in
                 db_api.get_instance().get_portgroups_of_node(node_id)]
-
-    @classmethod
-    def get(cls, ident: str | int) -> Portgroup:
-        """Load by database id, UUID or logical name."""
-        dbapi = db_api.get_instance()
-        if isinstance(ident, int):
-            return cls.from_db(dbapi.get_portgroup_by_id(ident))
-        if utils.is_uuid_like(ident):
-            return cls.from_db(dbapi.get_portgroup_by_uuid(
-                utils.normalize_uuid(ident)))
-        if utils.is_valid_logical_name(ident):
-            return cls.from_db(dbapi.get_portgroup_by_name(ident))
-        raise exception.PortgroupNotFound(portgroup=ident)

@@ -29,31 +29,29 @@ from ironic.objects.base import (
 class Records:
     """Get, list, save and destroy the rows of one resource."""
 
-    def __init__(self, name: str, table: str) -> None:
-        #: The resource's name in the db API (``get_<name>``...).
-        self.name = name
+    def __init__(self, kind: str, table: str) -> None:
+        #: The resource's name in the db API's ``*_record`` functions.
+        self.kind = kind
         self.table = table
-
-    def _call(self, verb: str, *args: Any, **kwargs: Any) -> Any:
-        return getattr(db_api.get_instance(), verb % self.name)(
-            *args, **kwargs)
 
     def get(self, ident: str, *, by_name: bool = False) -> Any:
         """The row with this UUID (or name); NotFound when none."""
-        return self._call("get_%s", ident, by_name=by_name)
+        return db_api.get_instance().get_record(
+            self.kind, ident, "name" if by_name else "uuid")
 
     def list(self, criteria: Iterable[tuple[str, Any]] = (),
              **page: Any) -> list:
         """A page of rows meeting the ``(column, value)`` criteria."""
-        return self._call("get_%s_list",
-                          tables.conditions(self.table, criteria), **page)
+        return db_api.get_instance().get_record_list(
+            self.kind, tables.conditions(self.table, criteria), **page)
 
     def save(self, values: dict, record_id: int | None = None) -> Any:
         """Create a row (no ``record_id``) or update one; the row saved."""
-        return self._call("save_%s", values, record_id)
+        return db_api.get_instance().save_record(self.kind, values,
+                                                 record_id)
 
     def destroy(self, record_id: int) -> None:
-        self._call("destroy_%s", record_id)
+        db_api.get_instance().destroy_record(self.kind, record_id)
 
 
 def _uuid(since: int) -> Field:
@@ -145,32 +143,14 @@ def delete_runbook_trait(runbook_id: int, trait: str) -> None:
     db_api.get_instance().delete_runbook_trait(runbook_id, trait)
 
 
-class VolumeRecords:
+class VolumeRecords(Records):
     """Volume connectors or targets: rows of a node, by UUID."""
 
-    def __init__(self, kind: str, table: str) -> None:
-        #: "volume_connector" or "volume_target", as the db API names it.
-        self.kind = kind
-        self.table = table
-
-    def get(self, uuid: str) -> Any:
-        return db_api.get_instance().get_volume(self.kind, uuid)
-
-    def list(self, criteria: Iterable[tuple[str, Any]] = (),
-             **page: Any) -> list:
-        """A page of rows meeting the criteria (see ``tables``)."""
-        return db_api.get_instance().get_volume_list(
-            self.kind, tables.conditions(self.table, criteria), **page)
-
     def create(self, values: dict) -> Any:
-        return db_api.get_instance().create_volume(self.kind, values)
+        return self.save(values)
 
     def update(self, record_id: int, values: dict) -> Any:
-        return db_api.get_instance().update_volume(self.kind, record_id,
-                                                   values)
-
-    def destroy(self, record_id: int) -> None:
-        db_api.get_instance().destroy_volume(self.kind, record_id)
+        return self.save(values, record_id)
 
 
 #: What a volume connector's ``type`` may be.

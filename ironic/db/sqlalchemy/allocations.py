@@ -7,23 +7,19 @@ and freeing it are single transactions, so a node is never half-allocated.
 
 from __future__ import annotations
 
-import uuid as uuidlib
-from typing import Any, Iterable, Sequence
+from typing import Iterable, Sequence
 
 import sqlalchemy as sa
 from oslo_db import exception as db_exc
 
 from ironic.common import exception
-from ironic.db.sqlalchemy import engine, models
+from ironic.db.sqlalchemy import engine, models, rows
 
 A = models.Allocation
 N = models.Node
 
 
-class AllocationQueries:
-    _reader: Any
-    _writer: Any
-    _list: Any
+class AllocationQueries(rows.RowQueries):
 
     @staticmethod
     def _allocation_conflict(e: db_exc.DBDuplicateEntry, values: dict
@@ -32,52 +28,26 @@ class AllocationQueries:
             return exception.AllocationDuplicateName(name=values.get("name"))
         return exception.AllocationAlreadyExists(uuid=values.get("uuid"))
 
-    @engine.retry_on_deadlock
     def create_allocation(self, values: dict) -> models.Allocation:
-        values = dict(values)
-        if not values.get("uuid"):
-            values["uuid"] = str(uuidlib.uuid4())
-        try:
-            with self._writer() as session:
-                obj = A(**values)
-                session.add(obj)
-                session.flush()
-                session.expunge(obj)
-                return obj
-        except db_exc.DBDuplicateEntry as e:
-            raise self._allocation_conflict(e, values) from e
+        return self._insert_row(A, values, self._allocation_conflict)
 
     def get_allocation(self, ident: int | str, column: str = "uuid"
                        ) -> models.Allocation:
         """By ``id``, ``uuid`` or ``name`` (``column``)."""
-        with self._reader() as session:
-            obj = session.scalars(sa.select(A).where(
-                getattr(A, column) == ident)).first()
-            if obj is None:
-                raise exception.AllocationNotFound(allocation=ident)
-            session.expunge(obj)
-            return obj
+        return self._get_row(A, exception.AllocationNotFound(allocation=ident),
+                             getattr(A, column) == ident)
 
     def get_allocation_list(self, filters: Iterable = (), **kwargs) -> list:
         kwargs.setdefault("marker_not_found", exception.AllocationNotFound(
             allocation=kwargs.get("marker")))
         return self._list(A, filters=filters, **kwargs)
 
-    @engine.retry_on_deadlock
     def update_allocation(self, alloc_id: int, values: dict
                           ) -> models.Allocation:
-        try:
-            with self._writer() as session:
-                obj = session.get(A, alloc_id)
-                if obj is None:
-                    raise exception.AllocationNotFound(allocation=alloc_id)
-                for key, value in values.items():
-                    setattr(obj, key, value)
-                session.flush()
-                session.expunge(obj)
-                return obj
-        except db_exc.DBDuplicateEntry as e:
-            raise self._allocation_conflict(e, values) from e
+        return self._update_row(
+            A, alloc_id, values,
+            exception.AllocationNotFound(allocation=alloc_id),
+            self._allocation_conflict, kept=())
 
     @engine.retry_on_deadlock
     def destroy_allocation(self, alloc_id: int) -> None:
@@ -87,9 +57,9 @@ class AllocationQueries:
                 N.allocation_id == alloc_id).values(
                 allocation_id=None).execution_options(
                 synchronize_session=False))
-            res = session.execute(sa.delete(A).where(A.id == alloc_id))
-            if res.rowcount == 0:
-                raise exception.AllocationNotFound(allocation=alloc_id)
+            self._delete_by_id(session, A, alloc_id,
+                               exception.AllocationNotFound(
+                                   allocation=alloc_id))
 
     def claim_allocation(self, alloc_id: int, previous: int | None,
                          conductor_id: int) -> bool:

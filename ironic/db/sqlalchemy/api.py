@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from oslo_db import exception as db_exc
 
 from ironic.common import exception
-from ironic.db.sqlalchemy import engine, models, node_criteria, prepared
+from ironic.db.sqlalchemy import engine, models, node_criteria, prepared, rows
 from ironic.db.sqlalchemy.allocations import AllocationQueries
 from ironic.db.sqlalchemy.conductors import ConductorQueries
 from ironic.db.sqlalchemy.hardware import HardwareQueries
@@ -138,20 +138,8 @@ class Connection(ConductorQueries, HardwareQueries, NodeResourceQueries,
                  AllocationQueries, InspectionRuleQueries):
     """All queries of the service."""
 
-    _reader = staticmethod(_reader)
-    _writer = staticmethod(_writer)
-
     # ------------------------------------------------------------------
     # generic helpers
-
-    def _get_one(self, model, column: str, value, not_found):
-        with _reader() as session:
-            obj = session.scalars(sa.select(model).where(
-                getattr(model, column) == value)).first()
-            if obj is None:
-                raise not_found
-            session.expunge(obj)
-            return obj
 
     def _list(self, model, *, columns: Sequence[str] | None = None,
               filters: Iterable = (), limit: int | None = None,
@@ -251,39 +239,18 @@ class Connection(ConductorQueries, HardwareQueries, NodeResourceQueries,
             return exception.PortgroupAlreadyExists(uuid=values.get("uuid"))
         return exception.ChassisAlreadyExists(uuid=values.get("uuid"))
 
-    @engine.retry_on_deadlock
     def _create(self, model, model_name: str, values: dict):
-        values = dict(values)
-        if not values.get("uuid"):
-            values["uuid"] = _new_uuid()
-        obj = model(**values)
-        try:
-            with _writer() as session:
-                session.add(obj)
-                session.flush()
-                session.expunge(obj)
-        except db_exc.DBDuplicateEntry as e:
-            raise self._translate_integrity(e, model_name, values) from e
-        return obj
+        return self._insert_row(model, values, self._conflict(model_name))
 
-    @engine.retry_on_deadlock
     def _update(self, model, model_name: str, obj_id: int, values: dict,
                 not_found):
-        ident: dict = {}
-        try:
-            with _writer() as session:
-                obj = session.get(model, obj_id)
-                if obj is None:
-                    raise not_found
-                ident["uuid"] = obj.uuid  # named by the conflict messages
-                for k, v in values.items():
-                    setattr(obj, k, v)
-                session.flush()
-                session.expunge(obj)
-                return obj
-        except db_exc.DBDuplicateEntry as e:
-            raise self._translate_integrity(
-                e, model_name, {**ident, **values}) from e
+        return self._update_row(model, obj_id, values, not_found,
+                                self._conflict(model_name))
+
+    @classmethod
+    def _conflict(cls, model_name: str) -> rows.Conflict:
+        return lambda e, values: cls._translate_integrity(e, model_name,
+                                                          values)
 
     # ------------------------------------------------------------------
     # nodes
@@ -511,21 +478,11 @@ class Connection(ConductorQueries, HardwareQueries, NodeResourceQueries,
     def create_port(self, values: dict):
         return self._create(models.Port, "port", values)
 
-    def get_port_by_id(self, port_id: int):
-        return self._get_one(models.Port, "id", port_id,
-                             exception.PortNotFound(port=port_id))
-
-    def get_port_by_uuid(self, port_uuid: str):
-        return self._get_one(models.Port, "uuid", port_uuid,
-                             exception.PortNotFound(port=port_uuid))
-
-    def get_port_by_address(self, address: str):
-        return self._get_one(models.Port, "address", address,
-                             exception.PortNotFound(port=address))
-
-    def get_port_by_name(self, name: str):
-        return self._get_one(models.Port, "name", name,
-                             exception.PortNotFound(port=name))
+    def get_port(self, value, column: str = "uuid"):
+        """The port whose ``column`` (id, uuid, address, name) is
+        ``value``."""
+        return self._get_row(models.Port, exception.PortNotFound(port=value),
+                             getattr(models.Port, column) == value)
 
     def get_port_list(self, filters: Iterable = (), **kwargs) -> list:
         return self._list(models.Port, filters=filters, **kwargs)
@@ -545,13 +502,9 @@ class Connection(ConductorQueries, HardwareQueries, NodeResourceQueries,
         return self._update(models.Port, "port", port_id, values,
                             exception.PortNotFound(port=port_id))
 
-    @engine.retry_on_deadlock
     def destroy_port(self, port_id: int) -> None:
-        with _writer() as session:
-            res = session.execute(sa.delete(models.Port).where(
-                models.Port.id == port_id))
-            if res.rowcount == 0:
-                raise exception.PortNotFound(port=port_id)
+        self._destroy_row(models.Port, port_id,
+                          exception.PortNotFound(port=port_id))
 
     # ------------------------------------------------------------------
     # portgroups
@@ -559,21 +512,11 @@ class Connection(ConductorQueries, HardwareQueries, NodeResourceQueries,
     def create_portgroup(self, values: dict):
         return self._create(models.Portgroup, "portgroup", values)
 
-    def get_portgroup_by_id(self, pg_id: int):
-        return self._get_one(models.Portgroup, "id", pg_id,
-                             exception.PortgroupNotFound(portgroup=pg_id))
-
-    def get_portgroup_by_uuid(self, pg_uuid: str):
-        return self._get_one(models.Portgroup, "uuid", pg_uuid,
-                             exception.PortgroupNotFound(portgroup=pg_uuid))
-
-    def get_portgroup_by_name(self, name: str):
-        return self._get_one(models.Portgroup, "name", name,
-                             exception.PortgroupNotFound(portgroup=name))
-
-    def get_portgroup_by_address(self, address: str):
-        return self._get_one(models.Portgroup, "address", address,
-                             exception.PortgroupNotFound(portgroup=address))
+    def get_portgroup(self, value, column: str = "uuid"):
+        """The port group whose ``column`` (id, uuid, name) is ``value``."""
+        PG = models.Portgroup
+        return self._get_row(PG, exception.PortgroupNotFound(portgroup=value),
+                             getattr(PG, column) == value)
 
     def get_portgroup_list(self, filters: Iterable = (), **kwargs) -> list:
         return self._list(models.Portgroup, filters=filters, **kwargs)
@@ -586,17 +529,13 @@ class Connection(ConductorQueries, HardwareQueries, NodeResourceQueries,
         return self._update(models.Portgroup, "portgroup", pg_id, values,
                             exception.PortgroupNotFound(portgroup=pg_id))
 
-    @engine.retry_on_deadlock
     def destroy_portgroup(self, pg_id: int) -> None:
-        with _writer() as session:
-            has_ports = session.execute(sa.select(models.Port.id).where(
-                models.Port.portgroup_id == pg_id).limit(1)).first()
-            if has_ports:
-                raise exception.PortgroupNotEmpty(portgroup=pg_id)
-            res = session.execute(sa.delete(models.Portgroup).where(
-                models.Portgroup.id == pg_id))
-            if res.rowcount == 0:
-                raise exception.PortgroupNotFound(portgroup=pg_id)
+        P = models.Port
+        self._destroy_row(
+            models.Portgroup, pg_id,
+            exception.PortgroupNotFound(portgroup=pg_id),
+            used_by=sa.select(P.id).where(P.portgroup_id == pg_id),
+            in_use=exception.PortgroupNotEmpty(portgroup=pg_id))
 
     # ------------------------------------------------------------------
     # chassis
@@ -604,13 +543,11 @@ class Connection(ConductorQueries, HardwareQueries, NodeResourceQueries,
     def create_chassis(self, values: dict):
         return self._create(models.Chassis, "chassis", values)
 
-    def get_chassis_by_id(self, chassis_id: int):
-        return self._get_one(models.Chassis, "id", chassis_id,
-                             exception.ChassisNotFound(chassis=chassis_id))
-
-    def get_chassis_by_uuid(self, chassis_uuid: str):
-        return self._get_one(models.Chassis, "uuid", chassis_uuid,
-                             exception.ChassisNotFound(chassis=chassis_uuid))
+    def get_chassis(self, value, column: str = "uuid"):
+        """The chassis whose ``column`` (id, uuid) is ``value``."""
+        return self._get_row(models.Chassis,
+                             exception.ChassisNotFound(chassis=value),
+                             getattr(models.Chassis, column) == value)
 
     def get_chassis_list(self, filters: Iterable = (), **kwargs) -> list:
         return self._list(models.Chassis, filters=filters, **kwargs)
@@ -619,17 +556,13 @@ class Connection(ConductorQueries, HardwareQueries, NodeResourceQueries,
         return self._update(models.Chassis, "chassis", chassis_id, values,
                             exception.ChassisNotFound(chassis=chassis_id))
 
-    @engine.retry_on_deadlock
     def destroy_chassis(self, chassis_id: int) -> None:
-        with _writer() as session:
-            has_nodes = session.execute(sa.select(models.Node.id).where(
-                models.Node.chassis_id == chassis_id).limit(1)).first()
-            if has_nodes:
-                raise exception.ChassisNotEmpty(chassis=chassis_id)
-            res = session.execute(sa.delete(models.Chassis).where(
-                models.Chassis.id == chassis_id))
-            if res.rowcount == 0:
-                raise exception.ChassisNotFound(chassis=chassis_id)
+        N = models.Node
+        self._destroy_row(
+            models.Chassis, chassis_id,
+            exception.ChassisNotFound(chassis=chassis_id),
+            used_by=sa.select(N.id).where(N.chassis_id == chassis_id),
+            in_use=exception.ChassisNotEmpty(chassis=chassis_id))
 
     # ------------------------------------------------------------------
     # id <-> uuid helpers used by the API to render relations

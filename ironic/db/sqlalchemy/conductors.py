@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from oslo_db import exception as db_exc
 
 from ironic.common import exception
-from ironic.db.sqlalchemy import engine, models
+from ironic.db.sqlalchemy import engine, models, rows
 
 
 class _LockLost(Exception):
@@ -107,14 +107,11 @@ def _alive_clause(interval: int):
     return sa.and_(C.online.is_(True), seen >= _stale_before(interval))
 
 
-class ConductorQueries:
+class ConductorQueries(rows.RowQueries):
     """Registration, heartbeat and liveness of conductors; node locks."""
 
-    # Provided by Connection's module; bound there.
-    _reader: Any
-    _writer: Any
+    # Provided by Connection.
     _translate_integrity: Any
-    _get_one: Any
 
     # ------------------------------------------------------------------
     # registration and heartbeat
@@ -183,8 +180,9 @@ class ConductorQueries:
                                    .conductor_id == row.id))
 
     def get_conductor(self, hostname: str) -> models.Conductor:
-        return self._get_one(models.Conductor, "hostname", hostname,
-                             exception.ConductorNotFound(conductor=hostname))
+        C = models.Conductor
+        return self._get_row(C, exception.ConductorNotFound(
+            conductor=hostname), C.hostname == hostname)
 
     def list_conductors(self, *, limit: int | None = None,
                         marker: str | None = None, sort_key: str = "id",
@@ -214,12 +212,8 @@ class ConductorQueries:
     def get_active_conductors(self, interval: int) -> list[models.Conductor]:
         """Conductors online whose heartbeat is younger than ``interval``."""
         C = models.Conductor
-        with self._reader() as session:
-            rows = list(session.scalars(sa.select(C).where(
-                _alive_clause(interval)).order_by(C.hostname)))
-            for r in rows:
-                session.expunge(r)
-            return rows
+        return self._get_rows(sa.select(C).where(
+            _alive_clause(interval)).order_by(C.hostname))
 
     def get_offline_conductors(self, interval: int) -> list[str]:
         C = models.Conductor

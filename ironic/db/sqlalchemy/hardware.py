@@ -7,15 +7,13 @@ interfaces and to answer ``/v1/drivers`` without loading any driver.
 from __future__ import annotations
 
 import datetime
-from typing import Any
 
 import sqlalchemy as sa
 
-from ironic.db.sqlalchemy import models
+from ironic.db.sqlalchemy import models, rows
 
 
-class HardwareQueries:
-    _reader: Any
+class HardwareQueries(rows.RowQueries):
 
     def list_live_hardware(self, interval: int) -> list[dict]:
         """Rows of ``conductor_hardware_interfaces`` of live conductors.

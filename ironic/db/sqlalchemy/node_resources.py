@@ -7,6 +7,7 @@ transaction contexts come from it.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import uuid as uuidlib
 from typing import Any, Iterable
@@ -15,16 +16,7 @@ import sqlalchemy as sa
 from oslo_db import exception as db_exc
 
 from ironic.common import exception
-from ironic.db.sqlalchemy import engine, models
-
-_VOLUME = {
-    "volume_connector": (models.VolumeConnector,
-                         "A volume connector with type {type} and "
-                         "connector_id {connector_id} already exists."),
-    "volume_target": (models.VolumeTarget,
-                      "A volume target with boot index {boot_index} "
-                      "already exists for this node."),
-}
+from ironic.db.sqlalchemy import engine, models, rows
 
 
 def _not_found(kind: str, ident: Any) -> exception.NotFound:
@@ -32,117 +24,121 @@ def _not_found(kind: str, ident: Any) -> exception.NotFound:
     return exception.NotFound(f"The {what} {ident} could not be found.")
 
 
-class NodeResourceQueries:
+def _conflict_by_uuid(what: str, other: str) -> rows.Conflict:
+    """A Conflict naming the UUID when the uuid column clashed, else
+    ``other`` formatted with the row's values."""
+    def conflict(e: db_exc.DBDuplicateEntry, values: dict) -> Exception:
+        if "uuid" in (e.columns or ()):
+            return exception.Conflict(
+                f"A {what} with UUID {values['uuid']} already exists.")
+        return exception.Conflict(other.format(**values))
+    return conflict
+
+
+def _runbook_conflict(e: db_exc.DBDuplicateEntry, values: dict
+                      ) -> Exception:
+    what = "name" if "name" in (e.columns or ()) else "uuid"
+    return exception.Conflict(
+        f"A runbook with {what} {values.get(what)} already exists.")
+
+
+def _deploy_template_conflict(e: db_exc.DBDuplicateEntry, values: dict
+                              ) -> Exception:
+    if "name" in (e.columns or ()):
+        return exception.Conflict(
+            f"A deploy template with name {values.get('name')} already "
+            f"exists.")
+    return exception.Conflict(
+        f"A deploy template with UUID {values.get('uuid')} already exists.")
+
+
+@dataclasses.dataclass(frozen=True)
+class _Record:
+    """A resource kept as plain rows: its model and how a write that
+    clashes with another row is reported."""
+
+    model: Any
+    conflict: rows.Conflict
+    #: Stored columns the conflict message names on update.
+    kept: tuple[str, ...] = ("uuid",)
+
+
+#: The resources of ``get_record`` and friends, by the name callers use.
+_RECORDS = {
+    "deploy_template": _Record(models.DeployTemplate,
+                               _deploy_template_conflict),
+    "runbook": _Record(models.Runbook, _runbook_conflict),
+    "volume_connector": _Record(
+        models.VolumeConnector,
+        _conflict_by_uuid("volume connector",
+                          "A volume connector with type {type} and "
+                          "connector_id {connector_id} already exists."),
+        kept=("uuid", "type", "connector_id")),
+    "volume_target": _Record(
+        models.VolumeTarget,
+        _conflict_by_uuid("volume target",
+                          "A volume target with boot index {boot_index} "
+                          "already exists for this node."),
+        kept=("uuid", "boot_index")),
+}
+
+
+class NodeResourceQueries(rows.RowQueries):
     """Volume connectors/targets, BIOS settings, node history."""
 
-    _reader: Any
-    _writer: Any
-    _list: Any
 
-    # volume connectors and targets --------------------------------------
+    # resources kept as plain rows ----------------------------------------
 
-    @engine.retry_on_deadlock
-    def create_volume(self, kind: str, values: dict):
-        model, conflict = _VOLUME[kind]
-        values = dict(values)
-        values.setdefault("uuid", str(uuidlib.uuid4()))
-        obj = model(**values)
-        try:
-            with self._writer() as session:
-                session.add(obj)
-                session.flush()
-                session.expunge(obj)
-        except db_exc.DBDuplicateEntry as e:
-            if "uuid" in (e.columns or ()):
-                raise exception.Conflict(
-                    f"A {kind.replace('_', ' ')} with UUID "
-                    f"{values['uuid']} already exists.") from e
-            raise exception.Conflict(conflict.format(**values)) from e
-        return obj
+    def get_record(self, kind: str, ident: Any, column: str = "uuid"):
+        """The ``kind`` row whose ``column`` is ``ident``."""
+        model = _RECORDS[kind].model
+        return self._get_row(model, _not_found(kind, ident),
+                             getattr(model, column) == ident)
 
-    def get_volume(self, kind: str, uuid: str):
-        model = _VOLUME[kind][0]
-        with self._reader() as session:
-            obj = session.scalars(sa.select(model).where(
-                model.uuid == uuid)).first()
-            if obj is None:
-                raise _not_found(kind, uuid)
-            session.expunge(obj)
-            return obj
-
-    def get_volume_list(self, kind: str, filters: Iterable = (),
+    def get_record_list(self, kind: str, filters: Iterable = (),
                         **kwargs) -> list:
         kwargs.setdefault("marker_not_found",
                           _not_found(kind, kwargs.get("marker")))
-        return self._list(_VOLUME[kind][0], filters=filters, **kwargs)
+        return self._list(_RECORDS[kind].model, filters=filters, **kwargs)
 
-    @engine.retry_on_deadlock
-    def update_volume(self, kind: str, obj_id: int, values: dict):
-        model, conflict = _VOLUME[kind]
-        current: dict = {}
-        try:
-            with self._writer() as session:
-                obj = session.get(model, obj_id)
-                if obj is None:
-                    raise _not_found(kind, obj_id)
-                # Read now: the conflict message needs them after rollback.
-                current = {c: getattr(obj, c, None) for c in
-                           ("type", "connector_id", "boot_index")}
-                for key, value in values.items():
-                    setattr(obj, key, value)
-                session.flush()
-                session.expunge(obj)
-                return obj
-        except db_exc.DBDuplicateEntry as e:
-            raise exception.Conflict(
-                conflict.format(**{**current, **values})) from e
+    def save_record(self, kind: str, values: dict,
+                    obj_id: int | None = None):
+        """Create (no ``obj_id``) or update a ``kind`` row."""
+        record = _RECORDS[kind]
+        if obj_id is None:
+            return self._insert_row(record.model, values, record.conflict)
+        return self._update_row(record.model, obj_id, values,
+                                _not_found(kind, obj_id), record.conflict,
+                                kept=record.kept)
 
-    def destroy_volume(self, kind: str, obj_id: int) -> None:
-        model = _VOLUME[kind][0]
-        with self._writer() as session:
-            res = session.execute(sa.delete(model).where(model.id == obj_id))
-            if res.rowcount == 0:
-                raise _not_found(kind, obj_id)
+    def destroy_record(self, kind: str, obj_id: int) -> None:
+        self._destroy_row(_RECORDS[kind].model, obj_id,
+                          _not_found(kind, obj_id))
 
     # BIOS settings -------------------------------------------------------
 
     def get_bios_settings(self, node_id: int) -> list:
         B = models.BIOSSetting
-        with self._reader() as session:
-            rows = list(session.scalars(sa.select(B).where(
-                B.node_id == node_id).order_by(B.name)))
-            for row in rows:
-                session.expunge(row)
-            return rows
+        return self._get_rows(sa.select(B).where(
+            B.node_id == node_id).order_by(B.name))
 
     def set_bios_settings(self, node_id: int, settings: list[dict]) -> None:
         """Replace the cached settings of a node (the BIOS interface's job;
         tests and the conductor use it)."""
-        B = models.BIOSSetting
-        with self._writer() as session:
-            session.execute(sa.delete(B).where(B.node_id == node_id))
-            for setting in settings:
-                session.add(B(node_id=node_id, **setting))
+        self._replace_node_rows(models.BIOSSetting, node_id, settings)
 
     # firmware components -------------------------------------------------
 
     def get_firmware_components(self, node_id: int) -> list:
         F = models.FirmwareComponent
-        with self._reader() as session:
-            rows = list(session.scalars(sa.select(F).where(
-                F.node_id == node_id).order_by(F.component)))
-            for row in rows:
-                session.expunge(row)
-            return rows
+        return self._get_rows(sa.select(F).where(
+            F.node_id == node_id).order_by(F.component))
 
     def set_firmware_components(self, node_id: int,
                                 components: list[dict]) -> None:
         """Replace the recorded components (the firmware interface's job)."""
-        F = models.FirmwareComponent
-        with self._writer() as session:
-            session.execute(sa.delete(F).where(F.node_id == node_id))
-            for comp in components:
-                session.add(F(node_id=node_id, **comp))
+        self._replace_node_rows(models.FirmwareComponent, node_id,
+                                components)
 
     # inspection inventory ------------------------------------------------
 
@@ -163,14 +159,10 @@ class NodeResourceQueries:
     def get_node_inventory(self, node_id: int):
         """The recorded inventory of a node; NotFound when there is none."""
         I = models.NodeInventory  # noqa: E741
-        with self._reader() as session:
-            obj = session.scalars(sa.select(I).where(
-                I.node_id == node_id).order_by(I.id.desc())).first()
-            if obj is None:
-                raise exception.NotFound(
-                    f"Node {node_id} does not have any inventory.")
-            session.expunge(obj)
-            return obj
+        return self._get_row(
+            I, exception.NotFound(f"Node {node_id} does not have any "
+                                  f"inventory."),
+            I.node_id == node_id, order_by=I.id.desc())
 
     def destroy_node_inventory(self, node_id: int) -> None:
         I = models.NodeInventory  # noqa: E741
@@ -198,13 +190,8 @@ class NodeResourceQueries:
 
     def get_node_history_event(self, node_id: int, uuid: str):
         H = models.NodeHistory
-        with self._reader() as session:
-            obj = session.scalars(sa.select(H).where(
-                H.node_id == node_id, H.uuid == uuid)).first()
-            if obj is None:
-                raise _not_found("history event", uuid)
-            session.expunge(obj)
-            return obj
+        return self._get_row(H, _not_found("history event", uuid),
+                             H.node_id == node_id, H.uuid == uuid)
 
     @engine.retry_on_deadlock
     def prune_node_history(self, max_entries: int, min_days: int,
@@ -284,117 +271,13 @@ class NodeResourceQueries:
 
     # deploy templates ----------------------------------------------------
 
-    @engine.retry_on_deadlock
-    def save_deploy_template(self, values: dict, obj_id: int | None = None):
-        """Create (no ``obj_id``) or update a deploy template."""
-        T = models.DeployTemplate
-        try:
-            with self._writer() as session:
-                if obj_id is None:
-                    values = dict(values)
-                    values.setdefault("uuid", str(uuidlib.uuid4()))
-                    obj = T(**values)
-                    session.add(obj)
-                else:
-                    obj = session.get(T, obj_id)
-                    if obj is None:
-                        raise _not_found("deploy template", obj_id)
-                    for key, value in values.items():
-                        setattr(obj, key, value)
-                session.flush()
-                session.expunge(obj)
-                return obj
-        except db_exc.DBDuplicateEntry as e:
-            if "name" in (e.columns or ()):
-                raise exception.Conflict(
-                    f"A deploy template with name {values.get('name')} "
-                    f"already exists.") from e
-            raise exception.Conflict(
-                f"A deploy template with UUID {values.get('uuid')} "
-                f"already exists.") from e
-
-    def get_deploy_template(self, ident: str, by_name: bool = False):
-        T = models.DeployTemplate
-        column = T.name if by_name else T.uuid
-        with self._reader() as session:
-            obj = session.scalars(sa.select(T).where(column == ident)).first()
-            if obj is None:
-                raise _not_found("deploy template", ident)
-            session.expunge(obj)
-            return obj
-
-    def get_deploy_template_list(self, filters: Iterable = (), **kwargs
-                                 ) -> list:
-        kwargs.setdefault("marker_not_found",
-                          _not_found("deploy template", kwargs.get("marker")))
-        return self._list(models.DeployTemplate, filters=filters, **kwargs)
-
     def get_deploy_templates_by_names(self, names: Iterable[str]) -> list:
         """Templates matching a node's traits (what deploy applies)."""
         T = models.DeployTemplate
-        with self._reader() as session:
-            rows = list(session.scalars(sa.select(T).where(
-                T.name.in_(list(names))).order_by(T.name)))
-            for row in rows:
-                session.expunge(row)
-            return rows
-
-    def destroy_deploy_template(self, obj_id: int) -> None:
-        T = models.DeployTemplate
-        with self._writer() as session:
-            res = session.execute(sa.delete(T).where(T.id == obj_id))
-            if res.rowcount == 0:
-                raise _not_found("deploy template", obj_id)
+        return self._get_rows(sa.select(T).where(
+            T.name.in_(list(names))).order_by(T.name))
 
     # runbooks ------------------------------------------------------------
-
-    @engine.retry_on_deadlock
-    def save_runbook(self, values: dict, obj_id: int | None = None):
-        """Create (no ``obj_id``) or update a runbook."""
-        R = models.Runbook
-        try:
-            with self._writer() as session:
-                if obj_id is None:
-                    values = dict(values)
-                    values.setdefault("uuid", str(uuidlib.uuid4()))
-                    obj = R(**values)
-                    session.add(obj)
-                else:
-                    obj = session.get(R, obj_id)
-                    if obj is None:
-                        raise _not_found("runbook", obj_id)
-                    for key, value in values.items():
-                        setattr(obj, key, value)
-                session.flush()
-                session.expunge(obj)
-                return obj
-        except db_exc.DBDuplicateEntry as e:
-            what = "name" if "name" in (e.columns or ()) else "uuid"
-            raise exception.Conflict(
-                f"A runbook with {what} {values.get(what)} already "
-                f"exists.") from e
-
-    def get_runbook(self, ident: str, by_name: bool = False):
-        R = models.Runbook
-        column = R.name if by_name else R.uuid
-        with self._reader() as session:
-            obj = session.scalars(sa.select(R).where(column == ident)).first()
-            if obj is None:
-                raise _not_found("runbook", ident)
-            session.expunge(obj)
-            return obj
-
-    def get_runbook_list(self, filters: Iterable = (), **kwargs) -> list:
-        kwargs.setdefault("marker_not_found",
-                          _not_found("runbook", kwargs.get("marker")))
-        return self._list(models.Runbook, filters=filters, **kwargs)
-
-    def destroy_runbook(self, obj_id: int) -> None:
-        R = models.Runbook
-        with self._writer() as session:
-            res = session.execute(sa.delete(R).where(R.id == obj_id))
-            if res.rowcount == 0:
-                raise _not_found("runbook", obj_id)
 
     def get_runbook_traits(self, runbook_ids: Iterable[int]
                            ) -> dict[int, list[str]]:

@@ -253,7 +253,7 @@ def test_portgroup_with_ports_and_chassis_with_nodes_stay(db):
     db.destroy_node(node.id)
     db.destroy_chassis(chassis.id)
     with pytest.raises(exception.ChassisNotFound):
-        db.get_chassis_by_id(chassis.id)
+        db.get_chassis(chassis.id, "id")
 
 
 def test_uuids_for_ids(db):
