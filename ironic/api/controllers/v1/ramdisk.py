@@ -32,7 +32,7 @@ from urllib.parse import urlparse
 import pecan
 from pecan import rest
 
-from ironic.api import features, method
+from ironic.api import features, method, rest_routes
 from ironic.api.controllers.v1 import node_lookup, node_view
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
@@ -169,12 +169,10 @@ class LookupController(rest.RestController):
     def _route(self, args, request):
         """``GET /v1/lookup`` (or ``/v1/lookup/``) straight to ``get_all``,
         where pecan's RestController routes it after several signature
-        inspections (see ``HeartbeatController._route``); anything else
-        is routed by pecan."""
-        if request.method == "GET" and args in ([], [""]) and \
-                "_method" not in request.params:
-            return self.get_all, []
-        return super()._route(args, request)
+        inspections (see ``ironic.api.rest_routes``); anything else is
+        routed by pecan."""
+        return rest_routes.direct_get(self, args, request) or \
+            super()._route(args, request)
 
     @expose()
     @api_method(features.RAMDISK_LOOKUP)
