@@ -18,7 +18,7 @@ from typing import Any, Callable
 import pecan
 from pecan import rest
 
-from ironic.api import features, method
+from ironic.api import features, method, rest_routes
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.controllers.v1.descriptor import (
     Criteria,
@@ -286,6 +286,13 @@ class CollectionController(rest.RestController):
         #: The path of the parent item it is nested under (``nodes/X``).
         self.parent = parent
         self.scope = scope
+
+    @pecan.expose()
+    def _route(self, args, request):
+        # GET of the collection or of one item skips pecan's signature
+        # walk (see rest_routes); every other request is pecan's to route.
+        return rest_routes.direct_get(self, args, request) or \
+            super()._route(args, request)
 
     def _query(self, params: dict[str, Any]) -> Query:
         return Query(params, method.version(), self.scope)

@@ -8,7 +8,7 @@ from typing import Any
 import pecan
 from pecan import rest
 
-from ironic.api import features, method
+from ironic.api import features, method, rest_routes
 from ironic.api.controllers.v1 import (
     allocation,
     collection,
@@ -50,6 +50,14 @@ def _conductor_api(node: Any) -> rpcapi.ConductorAPI:
 
 
 class NodesController(rest.RestController):
+
+    @pecan.expose()
+    def _route(self, args, request):
+        # GET of the collection or of one item skips pecan's signature
+        # walk (see rest_routes); every other request is pecan's to route.
+        return rest_routes.direct_get(self, args, request) or \
+            super()._route(args, request)
+
     _custom_actions = {"detail": ["GET"]}
     _subcontrollers = {
         **node_sub.SUBCONTROLLERS,
