@@ -56,9 +56,14 @@ class RowQueries:
             return found
 
     @staticmethod
+    @engine.retry_on_deadlock
     def _replace_node_rows(model: Any, node_id: int,
                            items: list[dict]) -> None:
-        """Make ``items`` the node's only rows of ``model``."""
+        """Make ``items`` the node's only rows of ``model``.
+
+        InnoDB gap-locks the empty range the DELETE scanned, so two nodes
+        recording their first rows at once can deadlock on the INSERTs.
+        """
         with engine.writer() as session:
             session.execute(sa.delete(model).where(model.node_id == node_id))
             for values in items:

@@ -165,7 +165,10 @@ class Cluster:
             default[f"enabled_{kind}_interfaces"] = ",".join(names)
         conf = {
             "DEFAULT": default,
-            "database": {"connection": db_url},
+            # Four processes at oslo.db's default 5 + 50 connections could
+            # ask for 220, over a stock PostgreSQL's 100: the server then
+            # refuses a busy conductor's worker (install/split.rst).
+            "database": {"connection": db_url, "max_overflow": 15},
             "conductor": {
                 "graceful_shutdown_timeout": t.graceful_shutdown_timeout,
                 "heartbeat_interval": t.heartbeat_interval,

@@ -213,6 +213,21 @@ def test_node_creation_is_retried_after_a_deadlock(dbapi, monkeypatch):
     assert dbapi.get_node_by_uuid(node.uuid).id == node.id
 
 
+def test_firmware_versions_are_recorded_again_after_a_deadlock(
+        dbapi, monkeypatch):
+    # Two nodes recording their first firmware rows at once deadlock on
+    # InnoDB's gap locks; the loser must not lose its record.
+    node = _node(dbapi)
+    flaky = _DeadlockOnce(engine.writer)
+    monkeypatch.setattr(engine, "writer", flaky)
+    dbapi.set_firmware_components(node.id, [
+        {"component": "bios", "initial_version": "1.0",
+         "current_version": "1.0"}])
+    assert flaky.calls == 2
+    assert [c.component for c in dbapi.get_firmware_components(node.id)] \
+        == ["bios"]
+
+
 def test_a_deadlock_that_persists_is_raised(dbapi, monkeypatch):
     def always():
         raise db_exc.DBDeadlock()
