@@ -418,13 +418,15 @@ def _request_body(r: Route, ver: int) -> dict | None:
 
 def _responses(r: Route, ver: int) -> dict:
     status = r.handler.api_status
-    if status in (202, 204):
+    schema = openapi_resources.response(r.controller, r.handler, ver)
+    if status in (202, 204) and not schema:
         success: dict = {"description": "Accepted" if status == 202
                          else "No content"}
     else:
-        schema = openapi_resources.response(r.controller, r.handler, ver)
-        success = {"description": "Success", "content": {
-            "application/json": {"schema": schema}}}
+        # (An accepted inspection answers what the agent is to do.)
+        success = {"description": "Accepted" if status == 202 else
+                   "Success", "content": {
+                       "application/json": {"schema": schema}}}
     return {str(status): success,
             "4XX": {"$ref": "#/components/responses/Error"},
             "5XX": {"$ref": "#/components/responses/Error"}}

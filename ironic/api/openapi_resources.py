@@ -13,14 +13,16 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, Iterable, Mapping
 
-from ironic.api import features, schemas
+from ironic.api import features, openapi_answers, schemas
 from ironic.api.controllers.v1 import (
     allocation,
     chassis,
     conductor,
     deploy_template,
+    driver,
     inspection_rule,
     node,
+    node_data,
     node_edit,
     node_fields,
     port,
@@ -28,7 +30,7 @@ from ironic.api.controllers.v1 import (
     runbook,
     volume,
 )
-from ironic.objects import records
+from ironic.objects import node_records, records
 from ironic.objects.base import ARRAY, BOOLEAN, Field
 from ironic.objects.chassis import Chassis
 from ironic.objects.conductor import Conductor
@@ -136,6 +138,32 @@ _RUNBOOKS = Resource(
     runbook._FIELDS.get, _shown_from(runbook._FIELDS))
 
 
+_DRIVERS = Resource(
+    "drivers", {**openapi_answers.DRIVER_FIELDS},
+    lambda name: None,
+    lambda ver: driver._base_fields(ver) + (
+        driver._detail_fields(ver)
+        if features.HARDWARE_TYPES.available(ver) else []))
+
+_BIOS = Resource(
+    "bios", {**node_records.BIOS_SETTING_FIELDS, **_LINKS},
+    lambda name: None,
+    lambda ver: [name for name in node_data._BIOS_FIELDS
+                 if name not in node_data._BIOS_REGISTRY
+                 or features.BIOS_REGISTRY.available(ver)])
+
+_HISTORY = Resource(
+    "history", {**node_records.HISTORY_EVENT_FIELDS, **_LINKS},
+    lambda name: None, node_data.HistoryController._known)
+
+_FIRMWARE = Resource(
+    "firmware", node_records.FIRMWARE_COMPONENT_FIELDS,
+    lambda name: None,
+    lambda ver: [*node_data._FIRMWARE_FIELDS, *(
+        node_data._FIRMWARE_IDENTITY
+        if features.FIRMWARE_IDENTITY.available(ver) else ())])
+
+
 def _volume(kind: volume._Kind) -> Resource:
     fields = {**kind.typed, **_LINKS}
     return Resource(kind.key, fields, lambda name: features.VOLUME,
@@ -156,6 +184,10 @@ RESOURCES: dict[type, Resource] = {
     runbook.RunbooksController: _RUNBOOKS,
     volume.ConnectorsController: _volume(volume.CONNECTORS),
     volume.TargetsController: _volume(volume.TARGETS),
+    driver.DriversController: _DRIVERS,
+    node_data.BIOSController: _BIOS,
+    node_data.HistoryController: _HISTORY,
+    node_data.FirmwareController: _FIRMWARE,
 }
 
 #: Handlers answering a list document, and one item.
@@ -190,6 +222,12 @@ def response(controller: type, handler: Callable,
     if handler is allocation.NodeAllocationController.get_all:
         # A node's allocation: one item, at a list handler.
         return _ALLOCATIONS.item(ver)
+    if handler is node_data.BIOSController.get_one:
+        # One setting, under its name.
+        return {"type": "object", "additionalProperties": _BIOS.item(ver)}
+    answer = openapi_answers.answer(handler)
+    if answer is not None:
+        return answer(ver)
     res = resource_of(controller)
     if res is None:
         return {}
