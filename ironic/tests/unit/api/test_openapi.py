@@ -9,7 +9,7 @@ import pytest
 from openapi_spec_validator import validate
 
 from ironic.api import app as api_app
-from ironic.api import openapi
+from ironic.api import openapi, openapi_answers
 from ironic.api.controllers import v1 as v1_pkg
 from ironic.api.controllers.v1 import index, versions
 from ironic.tests import fixtures as ifx
@@ -143,3 +143,68 @@ def test_the_tables_name_routed_handlers_and_controllers():
     assert set(openapi._BODIES) <= handlers
     assert all(any(issubclass(c, listed) for c in controllers)
                for listed in openapi._LIST_QUERY)
+
+
+def _untyped(ver: int) -> list[tuple[str, str, object]]:
+    """(verb, path, handler) of the operations whose success answer has a
+    body but an open schema (any JSON)."""
+    doc = _doc(ver)
+    handlers = {(r.http_method, r.path): r.handler
+                for r in openapi.routes(index.V1Controller())
+                if r.routed_at(ver)}
+    out = []
+    for path, item in doc["paths"].items():
+        for verb, op in item.items():
+            for status, answer in op["responses"].items():
+                if status[0] in "45" or "content" not in answer:
+                    continue
+                schema = answer["content"]["application/json"]["schema"]
+                if schema in ({}, {"type": "object"}):
+                    out.append((verb, path, handlers[verb, path]))
+    return out
+
+
+@pytest.mark.parametrize("ver", sorted({versions.MIN_VERSION, 22, 30, 40,
+                                        74, 78, 84, 86, 92, 114, NEWEST}))
+def test_every_answer_with_a_body_is_typed(ver):
+    # Only vendor passthru calls answer free-form (whatever the driver's
+    # method returns): openapi_answers.FREE_FORM says so, nothing else may.
+    untyped = _untyped(ver)
+    assert [(verb, path) for verb, path, handler in untyped
+            if handler not in openapi_answers.FREE_FORM] == []
+    assert len(untyped) == 20  # 6 verbs, 2 paths each, nodes and drivers
+                               # (the methods list of each is typed)
+
+
+def _open_members(schema, where: str = "") -> list[str]:
+    """Members of a typed document with no schema of their own (a name
+    the handler shows that no typed field declares)."""
+    found = []
+    if isinstance(schema, dict):
+        for name, sub in schema.get("properties", {}).items():
+            if sub == {}:
+                found.append(f"{where}/{name}")
+            found += _open_members(sub, f"{where}/{name}")
+        for key in ("items", "additionalProperties"):
+            found += _open_members(schema.get(key), f"{where}[]")
+        for sub in schema.get("anyOf", ()):
+            found += _open_members(sub, where)
+    return found
+
+
+@pytest.mark.parametrize("ver", [versions.MIN_VERSION, 78, 114, NEWEST])
+def test_typed_answers_declare_every_member(ver):
+    doc = _doc(ver)
+    for path, item in doc["paths"].items():
+        for verb, op in item.items():
+            for status, answer in op["responses"].items():
+                if status[0] in "45" or "content" not in answer:
+                    continue
+                schema = answer["content"]["application/json"]["schema"]
+                assert _open_members(schema) == [], (verb, path)
+
+
+def test_the_free_form_answers_are_routed():
+    handlers = {r.handler for r in openapi.routes(index.V1Controller())}
+    assert openapi_answers.FREE_FORM <= handlers
+    assert set(openapi_answers.ANSWERS) <= handlers

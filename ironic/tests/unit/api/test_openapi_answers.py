@@ -6,6 +6,7 @@ version)."""
 from __future__ import annotations
 
 import json
+import pathlib
 
 import jsonschema
 import pytest
@@ -176,3 +177,132 @@ def test_the_resource_tables_name_routed_controllers():
     for listed in (*openapi_resources.RESOURCES,
                    *openapi_resources._CREATE_BODIES):
         assert any(issubclass(c, listed) for c in routed), listed
+
+
+# --- the documents that are no stored resource ------------------------------
+
+# Where those documents' members appear: BIOS (registry 1.74), history
+# (1.78; more members 1.113, 1.115), firmware (1.86; identity 1.114),
+# states (RAID 1.12, boot mode 1.75), drivers (detail 1.30).
+SUB_VERSIONS = (1, 12, 30, 40, 74, 78, 86, 92, 113, NEWEST)
+
+
+@pytest.fixture
+def records(api_newest) -> dict[str, str]:
+    """A node with BIOS settings, history, firmware and an inventory, a
+    runbook, and the node's agent token issued (so lookup answers)."""
+    from ironic.common import states
+    from ironic.db import api as db_api
+    from ironic.tests import builders
+    api = api_newest
+    node = builders.make_node(provision_state=states.CLEANWAIT,
+                              name="documents", vendor_interface="fake")
+    dbapi = db_api.get_instance()
+    dbapi.create_port({"address": "52:54:00:00:00:31", "node_id": node.id})
+    dbapi.set_bios_settings(node.id, [
+        {"name": "BootMode", "value": "Uefi"},
+        {"name": "ProcVirtualization", "value": None,
+         "attribute_type": "Enumeration", "read_only": False,
+         "allowable_values": ["Enabled", "Disabled"], "lower_bound": 1}])
+    dbapi.add_node_history(node.id, {
+        "event": "failure " * 60, "severity": "ERROR",
+        "event_type": "deploy", "conductor": "c1", "user": "u"})
+    dbapi.set_firmware_components(node.id, [
+        {"component": "bmc", "initial_version": "1.0",
+         "current_version": "1.2", "vendor": "Acme"}])
+    dbapi.set_node_inventory(node.id, {"interfaces": []}, {"a": 1})
+    assert api.put(f"/v1/nodes/{node.uuid}/traits/CUSTOM_A",
+                   None).status_int == 204
+    step = {"interface": "bios", "step": "apply_configuration", "args": {}}
+    book = _created(api.post("/v1/runbooks", {
+        "name": "CUSTOM_DOCS", "steps": [{**step, "order": 0}]}))
+    event = api.get(f"/v1/nodes/{node.uuid}/history").json["history"][0]
+    return {"node": node.uuid, "runbook": book, "event": event["uuid"]}
+
+
+def _sub_paths(ids: dict[str, str]) -> list[tuple[str, str]]:
+    n, node = "/v1/nodes/{node_ident}", f"/v1/nodes/{ids['node']}"
+    driver = "/v1/drivers/fake-hardware"
+    pairs = [("/v1/", "/v1/"), ("/v1/openapi.json", "/v1/openapi.json"),
+             ("/v1/volume", "/v1/volume"), ("/v1/shards", "/v1/shards"),
+             ("/v1/drivers", "/v1/drivers"),
+             ("/v1/drivers", "/v1/drivers?detail=true"),
+             ("/v1/drivers/{driver_name}", driver),
+             ("/v1/drivers/{driver_name}/properties",
+              f"{driver}/properties"),
+             ("/v1/drivers/{driver_name}/vendor_passthru/methods",
+              f"{driver}/vendor_passthru/methods"),
+             ("/v1/drivers/{driver_name}/raid/logical_disk_properties",
+              f"{driver}/raid/logical_disk_properties"),
+             ("/v1/runbooks/{runbook_ident}/traits",
+              f"/v1/runbooks/{ids['runbook']}/traits"),
+             ("/v1/lookup", f"/v1/lookup?node_uuid={ids['node']}")]
+    for sub in ("states", "states/console", "traits", "vifs", "validate",
+                "management/boot_device",
+                "management/boot_device/supported",
+                "management/indicators", "bios", "history", "firmware",
+                "inventory", "children", "vmedia", "volume",
+                "vendor_passthru/methods"):
+        pairs.append((f"{n}/{sub}", f"{node}/{sub}"))
+    pairs += [(f"{n}/bios", f"{node}/bios?detail=true"),
+              (f"{n}/history", f"{node}/history?detail=true"),
+              (f"{n}/bios/{{bios_name}}", f"{node}/bios/ProcVirtualization"),
+              (f"{n}/history/{{event_uuid}}",
+               f"{node}/history/{ids['event']}")]
+    return pairs
+
+
+@pytest.mark.parametrize("ver", SUB_VERSIONS)
+def test_other_answers_match_the_document(api_newest, records, ver):
+    doc = _doc(ver)
+    checked = set()
+    routed = {p for p, item in doc["paths"].items() if "get" in item}
+    for path, concrete in _sub_paths(records):
+        if path not in routed:
+            continue
+        resp = api_newest.get(concrete, version=f"1.{ver}")
+        if resp.status_int in (404, 406) and \
+                "detail=" in concrete and ver < 74:
+            continue  # a BIOS detail before the registry fields
+        if resp.status_int == 404 and "logical_disk" in concrete:
+            continue  # the fake hardware has no RAID interface
+        if resp.status_int == 400 and "lookup" in concrete:
+            continue  # the agent's lookup needs 1.22; older: no token
+        assert resp.status_int == 200, (concrete, ver, resp.body)
+        schema = _schema(doc, path, "get", "200")
+        assert schema, path
+        _check(schema, resp.json)
+        checked.add(path)
+    # Each document was seen where its version routes it.
+    assert checked >= {p for p, _c in _sub_paths(records)
+                       if p in routed and "logical_disk" not in p
+                       and "lookup" not in p}
+
+
+def test_typed_members_leave_out_what_a_version_does_not_show():
+    def item(ver, path, key=None):
+        schema = _schema(_doc(ver), path, "get", "200")
+        if key:
+            schema = schema["properties"][key]["items"]
+        return set(schema["properties"])
+
+    node = "/v1/nodes/{node_ident}"
+    assert "raid_config" not in item(11, f"{node}/states")
+    assert "boot_mode" in item(NEWEST, f"{node}/states")
+    assert "attribute_type" not in item(73, f"{node}/bios", "bios")
+    assert "attribute_type" in item(74, f"{node}/bios", "bios")
+    assert "project" not in item(112, f"{node}/history", "history")
+    assert "vendor" not in item(113, f"{node}/firmware", "firmware")
+    assert "default_bios_interface" not in item(29, "/v1/drivers",
+                                                "drivers")
+    assert "shards" not in item(81, "/v1/")
+    assert "shards" in item(82, "/v1/")
+
+
+def test_the_reference_lookup_answer_matches_the_document():
+    # What the reference service answered a real agent (recorded): the
+    # document's lookup answer takes it as it is.
+    recorded = pathlib.Path(__file__).resolve().parent / "data" / \
+        "recorded_lookup_response.json"
+    _check(_schema(_doc(NEWEST), "/v1/lookup", "get", "200"),
+           json.loads(recorded.read_text()))
