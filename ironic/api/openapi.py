@@ -61,6 +61,7 @@ from ironic.api.method import api_method, expose
 from ironic.api.middleware import auth
 from ironic.common import raid
 from ironic.inspection_rules import validation
+from ironic.objects.base import Body
 
 #: Handlers of a RestController and the HTTP method each answers.
 _REST_HANDLERS = (("get_all", "get"), ("get", "get"), ("get_one", "get"),
@@ -96,8 +97,9 @@ _LIST_QUERY: dict[type, tuple[str, ...]] = {
 }
 
 #: The JSON schemas handlers check their bodies with, where one schema
-#: checks the body as sent (others build the document they check).
-_BODIES: dict[Callable, dict] = {
+#: checks the body as sent (others build the document they check); a
+#: ``Body`` gives at each version the members that version takes.
+_BODIES: dict[Callable, dict | Body] = {
     node.NodesController.post: node_edit.NODE_SCHEMA,
     port.PortsController.post: port._PORT_SCHEMA,
     portgroup.PortgroupsController.post: portgroup._PORTGROUP_SCHEMA,
@@ -105,23 +107,21 @@ _BODIES: dict[Callable, dict] = {
     allocation.AllocationsController.post: allocation.SCHEMA,
     deploy_template.DeployTemplatesController.post: deploy_template.SCHEMA,
     runbook.RunbooksController.post: runbook.SCHEMA,
-    event.EventsController.post: event.SCHEMA,
+    event.EventsController.post: event.EVENTS,
     inspection_rule.InspectionRulesController.post: validation.SCHEMA,
-    node_actions.StatesController.provision:
-        node_actions._PROVISION_SCHEMA,
-    node_actions.StatesController.power: node_actions._POWER_SCHEMA,
-    node_actions.StatesController.put_console: node_actions._CONSOLE_SCHEMA,
-    node_actions.StatesController.put_boot_mode:
-        node_actions._BOOT_MODE_SCHEMA,
+    node_actions.StatesController.provision: node_actions._PROVISION,
+    node_actions.StatesController.power: node_actions._POWER,
+    node_actions.StatesController.put_console: node_actions._CONSOLE,
+    node_actions.StatesController.put_boot_mode: node_actions._BOOT_MODE,
     node_actions.StatesController.put_secure_boot:
-        node_actions._SECURE_BOOT_SCHEMA,
+        node_actions._SECURE_BOOT,
     node_actions.StatesController.put_raid: raid.RAID_CONFIG_SCHEMA,
-    node_actions.BootDeviceController.put: node_actions._BOOT_DEVICE_SCHEMA,
-    node_indicators.IndicatorsController.put: node_indicators._STATE_SCHEMA,
-    node_vifs.VIFsController.post: node_vifs._VIF_SCHEMA,
-    node_vmedia.VmediaController.post: node_vmedia._ATTACH_SCHEMA,
-    ramdisk.HeartbeatController.post: ramdisk._HEARTBEAT_SCHEMA,
-    ramdisk.ContinueInspectionController.post: ramdisk.DATA_SCHEMA,
+    node_actions.BootDeviceController.put: node_actions._BOOT_DEVICE,
+    node_indicators.IndicatorsController.put: node_indicators.STATE,
+    node_vifs.VIFsController.post: node_vifs.VIF,
+    node_vmedia.VmediaController.post: node_vmedia.ATTACH,
+    ramdisk.HeartbeatController.post: ramdisk.HEARTBEAT,
+    ramdisk.ContinueInspectionController.post: ramdisk.DATA,
 }
 
 _VERSION_HEADER = "X-OpenStack-Ironic-API-Version"
@@ -407,7 +407,8 @@ def _request_body(r: Route, ver: int) -> dict | None:
             _positional(r.handler)[0].default is inspect.Parameter.empty:
         return {"required": True, "content": {
             "application/json": {"schema": _JSON_PATCH}}}
-    known = _BODIES.get(r.handler)
+    declared = _BODIES.get(r.handler)
+    known = declared.at(ver) if isinstance(declared, Body) else declared
     if known is None and r.http_method == "post":
         known = openapi_resources.create_body(r.controller)
     if known is not None:

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-from ironic.objects.base import ARRAY, CREATE, UUID, WRITE, Field
+from ironic.objects.base import ARRAY, CREATE, UUID, WRITE, Body, Field
+
+__all__ = ["Body", "Field", "LINKS", "body", "collection", "creatable",
+           "item", "patchable", "reference"]
 
 Fields = Mapping[str, Field]
 

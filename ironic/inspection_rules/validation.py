@@ -15,32 +15,37 @@ import jsonschema
 from ironic.common import exception, utils
 from ironic.inspection_rules import actions, operators
 from ironic.inspection_rules.plugin import ArgumentError
+from ironic.objects.base import ANY, ARRAY, Body, Field
 from ironic.objects.inspection_rule import InspectionRule
 
 PHASES = ("main",)
 MAX_USER_PRIORITY = 9999
 
-_ARGS = {"type": ["array", "object"]}
-_CONDITION = {
-    "type": "object",
-    "properties": {
-        "op": {"enum": list(operators.OPERATORS) +
-               [f"!{op}" for op in operators.OPERATORS]},
-        "args": _ARGS,
-        "multiple": {"enum": list(operators.MULTIPLE)},
-        "loop": _ARGS,
-    },
-    "required": ["op", "args"],
-}
-_ACTION = {
-    "type": "object",
-    "properties": {
-        "op": {"enum": list(actions.ACTIONS)},
-        "args": _ARGS,
-        "loop": _ARGS,
-    },
-    "required": ["op", "args"],
-}
+# A condition and an action, declared once (the API's OpenAPI document
+# shows the rule schema below). What their arguments must be is each
+# plugin's to check.
+
+
+def _args(doc: str) -> Field:
+    return Field(type=ARRAY, nullable=False, body_also=("object",), doc=doc)
+
+
+CONDITION = Body({
+    "op": Field(type=ANY, schema={"enum": list(operators.OPERATORS) + [
+        f"!{op}" for op in operators.OPERATORS]},
+        doc="The operator (! negates it)."),
+    "args": _args("Its arguments, by position or name."),
+    "multiple": Field(type=ANY, schema={
+        "enum": list(operators.MULTIPLE)},
+        doc="How a list of values is judged."),
+    "loop": _args("Values to check the condition for, one by one."),
+}, required=("op", "args"), extra=None)
+ACTION = Body({
+    "op": Field(type=ANY, schema={"enum": list(actions.ACTIONS)},
+                doc="The action."),
+    "args": _args("Its arguments, by position or name."),
+    "loop": _args("Values to run the action for, one by one."),
+}, required=("op", "args"), extra=None)
 _TYPED = InspectionRule.fields
 #: A rule as a client writes it: the typed fields of the object, with
 #: what a condition and an action are (the plugins this engine knows).
@@ -51,9 +56,9 @@ SCHEMA: dict[str, Any] = {
            for name in ("uuid", "description", "priority", "sensitive",
                         "phase")},
         "conditions": {**_TYPED["conditions"].body_schema(),
-                       "items": _CONDITION},
+                       "items": CONDITION.schema},
         "actions": {**_TYPED["actions"].body_schema(), "minItems": 1,
-                    "items": _ACTION},
+                    "items": ACTION.schema},
     },
     "required": ["actions"],
     "additionalProperties": False,

@@ -15,7 +15,15 @@ import copy
 import dataclasses
 import functools
 import operator
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Self
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    ClassVar,
+    Iterable,
+    Mapping,
+    Self,
+)
 
 from ironic.common import utils
 from ironic.db import api as db_api
@@ -30,6 +38,9 @@ INTEGER = "integer"
 BOOLEAN = "boolean"
 OBJECT = "object"
 ARRAY = "array"
+#: A value whose kind the schema's keywords alone say (an enum of
+#: strings, one of several forms): no JSON type of its own.
+ANY = "any"
 _JSON_TYPES = {STRING: "string", UUID: "string", TIME: "string",
                INTEGER: "integer", BOOLEAN: "boolean", OBJECT: "object",
                ARRAY: "array"}
@@ -53,7 +64,7 @@ class Field:
     #: One-line description, used in docs.
     doc: str = ""
     #: The kind of value (STRING, UUID, TIME, INTEGER, BOOLEAN, OBJECT,
-    #: ARRAY).
+    #: ARRAY, ANY).
     type: str = STRING
     #: Whether the stored value may be null (the column is NULL-able).
     nullable: bool = True
@@ -80,6 +91,8 @@ class Field:
     def value_schema(self) -> dict[str, Any]:
         """The JSON schema of a stored value, as the API shows it (the
         lengths bound what a client writes, not what is shown)."""
+        if self.type == ANY:
+            return dict(self.schema)
         out: dict[str, Any] = {"type": self.json_type()}
         if self.type == TIME:
             out["format"] = "date-time"
@@ -89,6 +102,8 @@ class Field:
 
     def body_schema(self) -> dict[str, Any]:
         """The JSON schema of the value a request body may give."""
+        if self.type == ANY:
+            return {**self.schema, **self._lengths()}
         types = [self.json_type(), *self.body_also]
         null = self.body_null
         if null is None:
@@ -105,6 +120,44 @@ class Field:
             out["minLength"] = self.min_length
         if self.max_length is not None:
             out["maxLength"] = self.max_length
+        return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Body:
+    """A request body (or a document inside one) that is no resource: an
+    action's arguments, what the agent sends. Declared once as typed
+    fields; ``schema`` is what the handler checks the body against and,
+    less the fields newer than a version (their ``since``), what the
+    OpenAPI document gives at that version."""
+
+    fields: Mapping[str, Field]
+    required: tuple[str, ...] = ()
+    #: Whether other members are allowed (None: the schema does not say,
+    #: so they are).
+    extra: bool | None = False
+
+    @functools.cached_property
+    def schema(self) -> dict[str, Any]:
+        # One object, made once: validators are cached by identity.
+        return self._schema(self.fields)
+
+    def at(self, ver: int) -> dict[str, Any]:
+        """The schema with only the members version 1.``ver`` takes."""
+        return self._schema({name: f for name, f in self.fields.items()
+                             if f.since is None or f.since <= ver})
+
+    def _schema(self, fields: Mapping[str, Field]) -> dict[str, Any]:
+        # The keyword order is behaviour: of a body's several faults the
+        # first found is reported (jsonschema's best_match breaks ties by
+        # order), so a missing member is named before an unknown one.
+        out: dict[str, Any] = {"type": "object", "properties": {
+            name: f.body_schema() for name, f in fields.items()}}
+        required = [name for name in self.required if name in fields]
+        if required:
+            out["required"] = required
+        if self.extra is not None:
+            out["additionalProperties"] = self.extra
         return out
 
 

@@ -11,8 +11,16 @@ from __future__ import annotations
 from typing import Any
 
 from ironic.db import api as db_api
-from ironic.objects.base import ARRAY, BOOLEAN, INTEGER, OBJECT, TIME, \
-    UUID, Field, timestamps
+from ironic.objects.base import (
+    ARRAY,
+    BOOLEAN,
+    INTEGER,
+    OBJECT,
+    TIME,
+    UUID,
+    Field,
+    timestamps,
+)
 
 # What each record holds, typed once: the API's documents of them (and
 # the names it may show) come from these. ``since`` is the version of the

@@ -15,55 +15,65 @@ import pecan
 from automaton import exceptions as fsm_exc
 
 from ironic import interfaces
-from ironic.api import features, method
+from ironic.api import features, method, schemas
 from ironic.api.controllers.v1 import node_indicators, node_sub, resource
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import exception, policy, states
 from ironic.conductor import rpcapi
+from ironic.objects.base import ANY, ARRAY, BOOLEAN, INTEGER, OBJECT, Field
 from ironic.objects.node import Node
 
-_STEP = {
-    "type": "object",
-    "properties": {
-        "interface": {"type": "string", "enum": list(interfaces.TYPES)},
-        "step": {"type": "string", "minLength": 1, "maxLength": 255},
-        "args": {"type": "object"},
-        "priority": {"type": "integer", "minimum": 0},
-    },
-    "required": ["interface", "step"],
-    "additionalProperties": False,
+# The bodies of the actions, declared once: the handlers check them with
+# ``.schema``, and ``/v1/openapi.json`` shows them (each field from its
+# ``since``).
+_STEP_FIELDS: dict[str, Field] = {
+    "interface": Field(nullable=False, schema={"enum": list(
+        interfaces.TYPES)}, doc="The interface running the step."),
+    "step": Field(nullable=False, min_length=1, max_length=255,
+                  doc="The step's name."),
+    "args": Field(type=OBJECT, nullable=False, doc="Its arguments."),
+    "priority": Field(type=INTEGER, nullable=False, schema={"minimum": 0},
+                      doc="Its priority among the steps."),
 }
-_DEPLOY_STEP = dict(_STEP, required=["interface", "step", "args",
-                                     "priority"])
+_STEP = schemas.Body(_STEP_FIELDS, required=("interface", "step"))
+_DEPLOY_STEP = schemas.Body(_STEP_FIELDS, required=(
+    "interface", "step", "args", "priority"))
 # A configdrive given as its parts (1.56; vendor_data from 1.59).
-_CONFIGDRIVE_PARTS = {
-    "type": "object",
-    "properties": {
-        "meta_data": {"type": ["object", "null"]},
-        "network_data": {"type": ["object", "null"]},
-        "user_data": {"type": ["object", "array", "string", "null"]},
-        "vendor_data": {"type": ["object", "null"]},
-    },
-    "additionalProperties": False,
-}
-_PROVISION_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "target": {"type": "string"},
-        "configdrive": {"anyOf": [{"type": ["string", "null"]},
-                                  _CONFIGDRIVE_PARTS]},
-        "clean_steps": {"type": "array", "items": _STEP},
-        "deploy_steps": {"type": "array", "items": _DEPLOY_STEP},
-        "service_steps": {"type": "array", "items": _STEP},
-        "rescue_password": {"type": "string", "minLength": 1,
-                            "maxLength": 255},
-        "disable_ramdisk": {"type": "boolean"},
-        "runbook": {"type": "string", "minLength": 1, "maxLength": 255},
-    },
-    "required": ["target"],
-    "additionalProperties": False,
-}
+_CONFIGDRIVE_PARTS = schemas.Body({
+    "meta_data": Field(type=OBJECT, doc="The instance's metadata."),
+    "network_data": Field(type=OBJECT, doc="Its network configuration."),
+    "user_data": Field(type=OBJECT, body_also=("array", "string"),
+                       doc="What cloud-init runs."),
+    "vendor_data": Field(type=OBJECT, doc="Vendor metadata."),
+})
+
+
+def _steps(since: features.Since, step: schemas.Body, doc: str) -> Field:
+    return Field(since.minor, type=ARRAY, nullable=False,
+                 schema={"items": step.schema}, doc=doc)
+
+
+_PROVISION = schemas.Body({
+    "target": Field(nullable=False, doc="The provision state verb."),
+    "configdrive": Field(type=ANY, schema={"anyOf": [
+        {"type": ["string", "null"]}, _CONFIGDRIVE_PARTS.schema]},
+        doc="A config drive: an image (URL or gzip+base64) or its parts."),
+    "clean_steps": _steps(features.MANUAL_CLEANING, _STEP,
+                          "The steps of a manual cleaning."),
+    "deploy_steps": _steps(features.DEPLOY_STEPS, _DEPLOY_STEP,
+                           "Steps added to the deployment."),
+    "service_steps": _steps(features.SERVICE, _STEP,
+                            "The steps of a servicing."),
+    "rescue_password": Field(features.RESCUE.minor, nullable=False,
+                             min_length=1, max_length=255,
+                             doc="The password of the rescue ramdisk."),
+    "disable_ramdisk": Field(features.DISABLE_RAMDISK.minor, type=BOOLEAN,
+                             nullable=False,
+                             doc="Run the steps without the ramdisk."),
+    "runbook": Field(features.RUNBOOKS.minor, nullable=False, min_length=1,
+                     max_length=255, doc="A runbook giving the steps."),
+}, required=("target",))
 # Which verbs accept each optional field, and since which minor version.
 _FIELD_RULES = {
     "configdrive": ({"active", "deploy", "rebuild"}, features.ALWAYS),
@@ -77,40 +87,32 @@ _FIELD_RULES = {
 _REQUIRED_FIELD = {"clean": "clean_steps", "service": "service_steps",
                    "rescue": "rescue_password"}
 
-_POWER_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "target": {"type": "string"},
-        "timeout": {"type": "integer", "minimum": 1},
-    },
-    "required": ["target"],
-    "additionalProperties": False,
-}
+_POWER = schemas.Body({
+    "target": Field(nullable=False, doc="The power state wanted."),
+    "timeout": Field(features.SOFT_POWER.minor, type=INTEGER,
+                     nullable=False, schema={"minimum": 1},
+                     doc="Seconds to wait for it."),
+}, required=("target",))
 _SOFT_POWER = {states.SOFT_REBOOT, states.SOFT_POWER_OFF}
 
-_BOOT_DEVICE_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "boot_device": {"type": "string", "minLength": 1},
-        "persistent": {"type": "boolean"},
-    },
-    "required": ["boot_device"],
-    "additionalProperties": False,
-}
+_BOOT_DEVICE = schemas.Body({
+    "boot_device": Field(nullable=False, min_length=1,
+                         doc="pxe, disk, cdrom..."),
+    "persistent": Field(type=BOOLEAN, nullable=False,
+                        doc="Whether it stays past the next boot."),
+}, required=("boot_device",))
 
-
-_CONSOLE_SCHEMA = {"type": "object",
-                   "properties": {"enabled": {"type": "boolean"}},
-                   "required": ["enabled"], "additionalProperties": False}
-_BOOT_MODE_SCHEMA = {"type": "object",
-                     "properties": {"target": {"type": "string",
-                                               "enum": ["uefi", "bios"]}},
-                     "required": ["target"], "additionalProperties": False}
-_SECURE_BOOT_SCHEMA = {"type": "object",
-                       "properties": {"target": {"type": ["boolean",
-                                                          "string"]}},
-                       "required": ["target"],
-                       "additionalProperties": False}
+_CONSOLE = schemas.Body({"enabled": Field(
+    type=BOOLEAN, nullable=False, doc="Whether the console is wanted.")},
+    required=("enabled",))
+_BOOT_MODE = schemas.Body({"target": Field(
+    features.SET_BOOT_MODE.minor, nullable=False,
+    schema={"enum": ["uefi", "bios"]}, doc="The boot mode wanted.")},
+    required=("target",))
+_SECURE_BOOT = schemas.Body({"target": Field(
+    features.SET_BOOT_MODE.minor, type=BOOLEAN, nullable=False,
+    body_also=("string",), doc="Whether secure boot is wanted.")},
+    required=("target",))
 
 
 def _states_location(node: Node) -> None:
@@ -311,7 +313,7 @@ class StatesController(node_sub.StatesController):
     def provision(self):
         ver = method.version()
         body = method.json_body()
-        api_utils.validate(_PROVISION_SCHEMA, body, "provision request")
+        api_utils.validate(_PROVISION.schema, body, "provision request")
         node = self._node("baremetal:node:set_provision_state")
         verb = body["target"]
         _check_verb(node, verb, ver)
@@ -326,7 +328,7 @@ class StatesController(node_sub.StatesController):
     def power(self):
         ver = method.version()
         body = method.json_body()
-        api_utils.validate(_POWER_SCHEMA, body, "power request")
+        api_utils.validate(_POWER.schema, body, "power request")
         node = self._node("baremetal:node:set_power_state")
         target = body["target"]
         if target not in states.POWER_TARGETS:
@@ -371,7 +373,7 @@ class StatesController(node_sub.StatesController):
     @api_method(status=202)
     def put_console(self):
         body = method.json_body()
-        api_utils.validate(_CONSOLE_SCHEMA, body, "console request")
+        api_utils.validate(_CONSOLE.schema, body, "console request")
         node = self._node("baremetal:node:set_console_state")
         rpcapi.get_api().set_console_mode(method.context(), node,
                                           body["enabled"])
@@ -381,7 +383,7 @@ class StatesController(node_sub.StatesController):
     @api_method(features.SET_BOOT_MODE, status=202)
     def put_boot_mode(self):
         body = method.json_body()
-        api_utils.validate(_BOOT_MODE_SCHEMA, body, "boot mode request")
+        api_utils.validate(_BOOT_MODE.schema, body, "boot mode request")
         node = self._node("baremetal:node:set_boot_mode")
         _check_stable(node)
         rpcapi.get_api().set_boot_mode(method.context(), node,
@@ -392,7 +394,7 @@ class StatesController(node_sub.StatesController):
     @api_method(features.SET_BOOT_MODE, status=202)
     def put_secure_boot(self):
         body = method.json_body()
-        api_utils.validate(_SECURE_BOOT_SCHEMA, body, "secure boot request")
+        api_utils.validate(_SECURE_BOOT.schema, body, "secure boot request")
         node = self._node("baremetal:node:set_secure_boot")
         target = resource.as_bool(body["target"], "secure boot target")
         _check_stable(node)
@@ -414,7 +416,7 @@ class BootDeviceController(node_sub._NodeSub):
     @api_method(status=204)
     def put(self):
         body = method.json_body()
-        api_utils.validate(_BOOT_DEVICE_SCHEMA, body, "boot device request")
+        api_utils.validate(_BOOT_DEVICE.schema, body, "boot device request")
         node = self._node("baremetal:node:set_boot_device")
         rpcapi.get_api().set_boot_device(method.context(), node,
                                          body["boot_device"],

@@ -12,21 +12,20 @@ The conductor owning the node asks the management interface.
 
 from __future__ import annotations
 
-from ironic.api import features, method
+from ironic.api import features, method, schemas
 from ironic.api.controllers.v1 import node_sub
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import components, exception, indicator_states
 from ironic.conductor import rpcapi
+from ironic.objects.base import Field
 from ironic.objects.node import Node
 
-_STATE_SCHEMA = {
-    "type": "object",
-    "properties": {"state": {"type": "string",
-                             "enum": list(indicator_states.SETTABLE)}},
-    "required": ["state"],
-    "additionalProperties": False,
-}
+#: The body of a PUT, declared once (checked here, shown in the OpenAPI
+#: document).
+STATE = schemas.Body({"state": Field(
+    nullable=False, schema={"enum": list(indicator_states.SETTABLE)},
+    doc="The state to set.")}, required=("state",))
 
 
 def split_ident(ident: str) -> tuple[str, str]:
@@ -96,6 +95,6 @@ class IndicatorsController(node_sub._NodeSub):
         # The state comes in the body; like the public API, a ?state=
         # query parameter is accepted instead.
         body = method.json_body() if node_sub._has_body() else params
-        api_utils.validate(_STATE_SCHEMA, body, "indicator state")
+        api_utils.validate(STATE.schema, body, "indicator state")
         rpcapi.get_api().set_indicator_state(
             method.context(), node, component, indicator, body["state"])

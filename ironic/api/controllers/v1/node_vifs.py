@@ -9,25 +9,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from ironic.api import features, method
+from ironic.api import features, method, schemas
 from ironic.api.controllers.v1 import node_sub
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import exception, utils
 from ironic.conductor import rpcapi
+from ironic.objects.base import UUID, Field
 from ironic.objects.node import Node
 
-_VIF_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "id": {"type": "string", "minLength": 1, "maxLength": 255},
-        "port_uuid": {"type": "string"},
-        "portgroup_uuid": {"type": "string"},
-    },
-    "required": ["id"],
-    # Whatever else the caller records about the VIF goes along.
-    "additionalProperties": True,
-}
+#: The body of an attach, declared once (checked here, shown in the
+#: OpenAPI document). Whatever else the caller records about the VIF goes
+#: along.
+VIF = schemas.Body({
+    "id": Field(nullable=False, min_length=1, max_length=255,
+                doc="The VIF's UUID or name."),
+    "port_uuid": Field(features.VIF_ATTACH_TO_PORT.minor, type=UUID,
+                       nullable=False, doc="The port to attach it to."),
+    "portgroup_uuid": Field(features.VIF_ATTACH_TO_PORT.minor, type=UUID,
+                            nullable=False,
+                            doc="The port group to attach it to."),
+}, required=("id",), extra=True)
 
 
 def _check_vif_id(vif_id: Any) -> None:
@@ -80,7 +82,7 @@ class VIFsController(node_sub._NodeSub):
     def post(self):
         node = self._authorized_node("baremetal:node:vif:attach")
         body = method.json_body()
-        api_utils.validate(_VIF_SCHEMA, body, "VIF")
+        api_utils.validate(VIF.schema, body, "VIF")
         _check_vif_id(body["id"])
         _check_target(body, method.version())
         _call("vif_attach", node, vif_info=body)

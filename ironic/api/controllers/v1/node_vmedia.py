@@ -12,27 +12,28 @@ from __future__ import annotations
 
 import pecan
 
-from ironic.api import features, method
+from ironic.api import features, method, schemas
 from ironic.api.controllers.v1 import node_sub
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import boot_devices, exception
 from ironic.conductor import rpcapi
+from ironic.objects.base import Field
 
 DEVICE_TYPES = [boot_devices.CDROM, boot_devices.FLOPPY, boot_devices.DISK]
 DOWNLOAD_SOURCES = ["http", "local", "swift"]
 
-_ATTACH_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "device_type": {"type": "string", "enum": DEVICE_TYPES},
-        "image_url": {"type": "string", "minLength": 1},
-        "image_download_source": {"type": "string",
-                                  "enum": DOWNLOAD_SOURCES},
-    },
-    "required": ["device_type", "image_url"],
-    "additionalProperties": False,
-}
+#: The body of an attach, declared once (checked here, shown in the
+#: OpenAPI document).
+ATTACH = schemas.Body({
+    "device_type": Field(nullable=False, schema={"enum": DEVICE_TYPES},
+                         doc="The kind of virtual device."),
+    "image_url": Field(nullable=False, min_length=1,
+                       doc="The image to insert."),
+    "image_download_source": Field(
+        nullable=False, schema={"enum": DOWNLOAD_SOURCES},
+        doc="Where the BMC gets the image from."),
+}, required=("device_type", "image_url"))
 
 
 def parse_device_types(value) -> list[str] | None:
@@ -82,7 +83,7 @@ class VmediaController(node_sub._NodeSub):
     @api_method(features.VMEDIA, status=204)
     def post(self):
         body = method.json_body()
-        api_utils.validate(_ATTACH_SCHEMA, body, "virtual media request")
+        api_utils.validate(ATTACH.schema, body, "virtual media request")
         if body.get("image_download_source") == "swift":
             raise exception.InvalidParameterValue(
                 err="image_download_source 'swift' needs object storage, "

@@ -32,13 +32,14 @@ from urllib.parse import urlparse
 import pecan
 from pecan import rest
 
-from ironic.api import features, method, rest_routes
+from ironic.api import features, method, rest_routes, schemas
 from ironic.api.controllers.v1 import node_lookup, node_view
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import agent_token, exception, policy, states, utils
 from ironic.conductor import fast_track, inspection_lookup, rpcapi
 from ironic.conf import CONF
+from ironic.objects.base import ARRAY, OBJECT, Field
 from ironic.objects.node import Node
 
 LOG = logging.getLogger(__name__)
@@ -203,21 +204,23 @@ class LookupController(rest.RestController):
         return lookup_view(found["node"], found["agent_token"])
 
 
-_HEARTBEAT_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "callback_url": {"type": "string", "maxLength": 2048},
-        "agent_token": {"type": ["string", "null"], "maxLength": 255},
-        "agent_version": {"type": ["string", "null"], "maxLength": 255},
-        "agent_verify_ca": {"type": ["string", "null"],
-                            "maxLength": 64 * 1024},
-        "agent_status": {"type": ["string", "null"]},
-        "agent_status_message": {"type": ["string", "null"],
-                                 "maxLength": 4096},
-    },
-    "required": ["callback_url"],
-    "additionalProperties": False,
-}
+#: A heartbeat, declared once (checked here, shown in the OpenAPI
+#: document).
+HEARTBEAT = schemas.Body({
+    "callback_url": Field(nullable=False, max_length=2048,
+                          doc="Where the agent listens."),
+    "agent_token": Field(max_length=255, doc="The node's agent token."),
+    "agent_version": Field(features.AGENT_VERSION.minor, max_length=255,
+                           doc="The agent's version."),
+    "agent_verify_ca": Field(features.AGENT_VERIFY_CA.minor,
+                             max_length=64 * 1024,
+                             doc="The CA of the agent's certificate."),
+    "agent_status": Field(features.AGENT_STATUS.minor,
+                          doc="start, end or error."),
+    "agent_status_message": Field(features.AGENT_STATUS.minor,
+                                  max_length=4096,
+                                  doc="What the status is about."),
+}, required=("callback_url",))
 # Body fields newer than 1.22, with the version that added them.
 _FIELD_SINCE = {"agent_version": features.AGENT_VERSION,
                 "agent_verify_ca": features.AGENT_VERIFY_CA,
@@ -232,7 +235,7 @@ def validate_heartbeat(body: dict, ver: int) -> None:
             raise exception.InvalidParameterValue(
                 err=f'Field "{name}" not recognised in API version 1.{ver};'
                     f' it needs {since.version} or newer.')
-    api_utils.validate(_HEARTBEAT_SCHEMA, body, "heartbeat")
+    api_utils.validate(HEARTBEAT.schema, body, "heartbeat")
     _check_callback_url(body["callback_url"])
     if body.get("agent_token") is None:
         raise exception.InvalidParameterValue(
@@ -323,30 +326,22 @@ class HeartbeatController(rest.RestController):
 
 # -- continue_inspection ------------------------------------------------------
 
-_OPTIONAL_STRING = {"type": ["string", "null"]}
-DATA_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "inventory": {
-            "type": "object",
-            "properties": {
-                "bmc_address": _OPTIONAL_STRING,
-                "bmc_v6address": _OPTIONAL_STRING,
-                "interfaces": {
-                    "type": "array",
-                    "minItems": 1,
-                    "items": {
-                        "type": "object",
-                        "properties": {"mac_address": {"type": "string"}},
-                        "required": ["mac_address"],
-                    },
-                },
-            },
-            "required": ["interfaces"],
-        },
-    },
-    "required": ["inventory"],
-}
+#: What the agent sends, declared once (checked here, shown in the
+#: OpenAPI document): an inventory naming its network interfaces, and
+#: anything the agent's collectors add.
+_INTERFACE = schemas.Body({"mac_address": Field(
+    nullable=False, doc="The interface's MAC address.")},
+    required=("mac_address",), extra=None)
+_INVENTORY = schemas.Body({
+    "bmc_address": Field(doc="The BMC's IPv4 address."),
+    "bmc_v6address": Field(doc="The BMC's IPv6 address."),
+    "interfaces": Field(type=ARRAY, nullable=False, schema={
+        "minItems": 1, "items": _INTERFACE.schema},
+        doc="The network interfaces found."),
+}, required=("interfaces",), extra=None)
+DATA = schemas.Body({"inventory": Field(
+    type=OBJECT, nullable=False, schema=_INVENTORY.schema,
+    doc="The hardware found.")}, required=("inventory",), extra=None)
 
 
 def _bmc_addresses(inventory: dict) -> list[str]:
@@ -407,7 +402,7 @@ class ContinueInspectionController(rest.RestController):
                 raise exception.InvalidUUID(uuid=node_uuid)
             node_uuid = utils.normalize_uuid(node_uuid)
         data = method.json_body()
-        api_utils.validate(DATA_SCHEMA, data, "inspection data")
+        api_utils.validate(DATA.schema, data, "inspection data")
         inventory = data.pop("inventory")
         macs, bmc = _macs(inventory), _bmc_addresses(inventory)
         if not macs and not bmc and not node_uuid:
