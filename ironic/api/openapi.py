@@ -28,7 +28,7 @@ import dataclasses
 import functools
 import inspect
 import re
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping
 
 from pecan import rest
 
@@ -61,7 +61,7 @@ from ironic.api.method import api_method, expose
 from ironic.api.middleware import auth
 from ironic.common import raid
 from ironic.inspection_rules import validation
-from ironic.objects.base import Body
+from ironic.objects.base import Body, Field
 
 #: Handlers of a RestController and the HTTP method each answers.
 _REST_HANDLERS = (("get_all", "get"), ("get", "get"), ("get_one", "get"),
@@ -82,6 +82,10 @@ _QUERY: dict[str, tuple[features.Since, dict]] = {
     "detail": (features.DETAIL_PARAM, {"type": "boolean"}),
 }
 _PAGED = ("limit", "marker", "sort_key", "sort_dir")
+#: The query parameters of handlers that are no list, as they declare them.
+_HANDLER_QUERY: dict[Callable, Mapping[str, Field]] = {
+    ramdisk.LookupController.get_all: ramdisk.LOOKUP_QUERY,
+}
 #: Which of them each list takes, by the controller serving the list (the
 #: collections served from a descriptor say it themselves).
 _LIST_QUERY: dict[type, tuple[str, ...]] = {
@@ -397,6 +401,10 @@ def _parameters(r: Route, ver: int) -> list[dict]:
     out += [{"name": name, "in": "query", "required": False,
              "schema": {"type": "string"}}
             for name, since in r.filters if since.available(ver)]
+    # (a query string holds strings: the kind is the field's description)
+    out += [{"name": name, "in": "query", "required": False,
+             "description": field.doc, "schema": {"type": "string"}}
+            for name, field in _HANDLER_QUERY.get(r.handler, {}).items()]
     return out
 
 

@@ -39,7 +39,7 @@ from ironic.api.method import api_method, expose
 from ironic.common import agent_token, exception, policy, states, utils
 from ironic.conductor import fast_track, inspection_lookup, rpcapi
 from ironic.conf import CONF
-from ironic.objects.base import ARRAY, OBJECT, Field
+from ironic.objects.base import ARRAY, OBJECT, UUID, Field
 from ironic.objects.node import Node
 
 LOG = logging.getLogger(__name__)
@@ -164,6 +164,14 @@ def _no_host_is_bad_request(e: exception.NoValidHost) -> exception.Invalid:
     return exception.InvalidParameterValue(err=str(e))
 
 
+#: The query parameters of a lookup, declared once (checked here, shown
+#: in the OpenAPI document).
+LOOKUP_QUERY: dict[str, Field] = {
+    "addresses": Field(doc="Comma-separated MAC addresses of the node."),
+    "node_uuid": Field(type=UUID, doc="The node's UUID, if known."),
+}
+
+
 class LookupController(rest.RestController):
 
     @pecan.expose()
@@ -178,7 +186,7 @@ class LookupController(rest.RestController):
     @expose()
     @api_method(features.RAMDISK_LOOKUP)
     def get_all(self, **params):
-        unknown = set(params) - {"addresses", "node_uuid"}
+        unknown = set(params) - set(LOOKUP_QUERY)
         if unknown:
             raise exception.InvalidParameterValue(
                 err=f"Unknown query parameter(s): "

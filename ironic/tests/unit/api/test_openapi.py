@@ -257,3 +257,9 @@ def test_a_body_reports_a_missing_member_before_an_unknown_one(api_newest):
     assert resp.status_int == 400
     assert "Invalid power request: 'target' is a required property" in \
         resp.json["error_message"]
+
+
+def test_the_lookup_documents_its_query():
+    op = _doc(NEWEST)["paths"]["/v1/lookup"]["get"]
+    assert {p.get("name") for p in op["parameters"]} >= {"addresses",
+                                                         "node_uuid"}
