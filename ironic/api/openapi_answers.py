@@ -40,10 +40,10 @@ from ironic.objects.node_records import INVENTORY_FIELDS
 _STRINGS = {"items": {"type": "string"}}
 
 
-def _list(doc: str, items: dict[str, Any] | None = None,
-          nullable: bool = False) -> Field:
+def _list(doc: str, items: dict[str, Any] | None = None) -> Field:
     """A member holding a list (of strings unless told)."""
-    return Field(None, type=ARRAY, nullable=nullable, doc=doc,
+    # (``since`` unset: the document's ``since`` table says, as for LINKS)
+    return Field(None, type=ARRAY, nullable=False, doc=doc,
                  schema={"items": items} if items else _STRINGS)
 
 
@@ -254,21 +254,16 @@ def _continued(ver: int) -> dict[str, Any]:
 
 
 _STRING_MAP = _map("Names and their descriptions.", {"type": "string"})
+#: A driver's passthru methods take no node to lock.
+DRIVER_PASSTHRU_METHOD = Document({
+    name: field for name, field in PASSTHRU_METHOD.fields.items()
+    if name != "require_exclusive_lock"})
 
-def answer(handler: Callable) -> Callable[[int], dict[str, Any]] | None:
-    """How to make the answer schema of ``handler`` at a version (None:
-    not one of these)."""
-    return ANSWERS.get(handler) or _late_answers().get(handler)
 
-
-@functools.cache
-def _late_answers() -> dict[Callable, Callable[[int], dict[str, Any]]]:
-    """The answers of the modules that serve the document itself (they
-    import it: imported here when first asked)."""
-    from ironic.api import openapi
-    from ironic.api.controllers.v1 import index
-    return {index.V1Controller.index: _v1_index().schema,
-            openapi.DocumentController.get_all: OPENAPI.schema}
+def _by_name(item: Document) -> Callable[[int], dict[str, Any]]:
+    """A document of ``item`` documents, by name."""
+    return lambda ver: {"type": "object",
+                        "additionalProperties": item.schema(ver)}
 
 
 #: The answer of each handler at a version.
@@ -297,13 +292,10 @@ ANSWERS: dict[Callable, Callable[[int], dict[str, Any]]] = {
     driver.DriverProperties.get_all: _fixed(_STRING_MAP.value_schema()),
     driver.RaidController.logical_disk_properties:
         _fixed(_STRING_MAP.value_schema()),
-    driver.DriverPassthruController.methods: lambda ver: _map(
-        "The methods.", {**PASSTHRU_METHOD.schema(ver), "properties": {
-            name: value for name, value in PASSTHRU_METHOD.schema(ver)[
-                "properties"].items()
-            if name != "require_exclusive_lock"}}).value_schema(),
-    node_vendor.NodeVendorPassthruController.methods: lambda ver: _map(
-        "The methods.", PASSTHRU_METHOD.schema(ver)).value_schema(),
+    driver.DriverPassthruController.methods:
+        _by_name(DRIVER_PASSTHRU_METHOD),
+    node_vendor.NodeVendorPassthruController.methods:
+        _by_name(PASSTHRU_METHOD),
 }
 
 #: Answers that are free-form on purpose: a vendor passthru method
@@ -312,3 +304,19 @@ ANSWERS: dict[Callable, Callable[[int], dict[str, Any]]] = {
 FREE_FORM: frozenset[Callable] = frozenset(
     getattr(node_vendor.PassthruVerbs, name) for name in
     ("get_all", "get_one", "post", "put", "patch", "delete"))
+
+
+def answer(handler: Callable) -> Callable[[int], dict[str, Any]] | None:
+    """How to make the answer schema of ``handler`` at a version (None:
+    not one of these)."""
+    return ANSWERS.get(handler) or _late_answers().get(handler)
+
+
+@functools.cache
+def _late_answers() -> dict[Callable, Callable[[int], dict[str, Any]]]:
+    """The answers of the modules that serve the document itself (they
+    import it: imported here when first asked)."""
+    from ironic.api import openapi
+    from ironic.api.controllers.v1 import index
+    return {index.V1Controller.index: _v1_index().schema,
+            openapi.DocumentController.get_all: OPENAPI.schema}
