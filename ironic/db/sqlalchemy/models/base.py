@@ -3,7 +3,7 @@
 import datetime
 from typing import Any
 
-from sqlalchemy import DateTime
+import sqlalchemy as sa
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -16,6 +16,6 @@ class Base(DeclarativeBase):
     __table_args__: Any = {"mysql_engine": "InnoDB", "mysql_charset": "utf8mb4"}
 
     created_at: Mapped[datetime.datetime | None] = mapped_column(
-        DateTime, default=_utcnow)
+        sa.DateTime, default=_utcnow)
     updated_at: Mapped[datetime.datetime | None] = mapped_column(
-        DateTime, onupdate=_utcnow)
+        sa.DateTime, onupdate=_utcnow)

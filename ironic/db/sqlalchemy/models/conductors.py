@@ -1,13 +1,6 @@
 """The conductors and the hardware interfaces each one serves."""
 
-from sqlalchemy import (
-    Boolean,
-    ForeignKey,
-    Index,
-    Integer,
-    String,
-    UniqueConstraint,
-)
+import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column
 
 from ironic.db.sqlalchemy.models.base import Base
@@ -17,34 +10,35 @@ from ironic.db.sqlalchemy.types import JSONList
 class Conductor(Base):
     __tablename__ = "conductors"
     __table_args__ = (
-        UniqueConstraint("hostname", name="uniq_conductors0hostname"),
-        Index("conductor_group_online_idx", "conductor_group", "online"),
+        sa.UniqueConstraint("hostname", name="uniq_conductors0hostname"),
+        sa.Index("conductor_group_online_idx", "conductor_group", "online"),
         Base.__table_args__)
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    hostname: Mapped[str] = mapped_column(String(255), nullable=False)
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    hostname: Mapped[str] = mapped_column(sa.String(255), nullable=False)
     drivers: Mapped[list] = mapped_column(JSONList, default=list)
-    online: Mapped[bool] = mapped_column(Boolean, default=True,
+    online: Mapped[bool] = mapped_column(sa.Boolean, default=True,
                                          nullable=False)
     conductor_group: Mapped[str] = mapped_column(
-        String(255), nullable=False, default="", server_default="")
+        sa.String(255), nullable=False, default="", server_default="")
 
 
 class ConductorHardwareInterfaces(Base):
     __tablename__ = "conductor_hardware_interfaces"
     __table_args__ = (
-        UniqueConstraint("conductor_id", "hardware_type", "interface_type",
-                         "interface_name",
-                         name="uniq_conductorhardwareinterfaces0"),
+        sa.UniqueConstraint("conductor_id", "hardware_type", "interface_type",
+                            "interface_name",
+                            name="uniq_conductorhardwareinterfaces0"),
         Base.__table_args__)
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
     conductor_id: Mapped[int] = mapped_column(
-        Integer, ForeignKey("conductors.id", ondelete="CASCADE",
-                            name="conductor_hardware_interfaces_conductor_id_fk"),
+        sa.Integer,
+        sa.ForeignKey("conductors.id", ondelete="CASCADE",
+                      name="conductor_hardware_interfaces_conductor_id_fk"),
         nullable=False)
-    hardware_type: Mapped[str] = mapped_column(String(255), nullable=False)
-    interface_type: Mapped[str] = mapped_column(String(16), nullable=False)
-    interface_name: Mapped[str] = mapped_column(String(255), nullable=False)
-    default: Mapped[bool] = mapped_column(Boolean, default=False,
+    hardware_type: Mapped[str] = mapped_column(sa.String(255), nullable=False)
+    interface_type: Mapped[str] = mapped_column(sa.String(16), nullable=False)
+    interface_name: Mapped[str] = mapped_column(sa.String(255), nullable=False)
+    default: Mapped[bool] = mapped_column(sa.Boolean, default=False,
                                           nullable=False)

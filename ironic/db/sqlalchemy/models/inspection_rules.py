@@ -1,6 +1,6 @@
 """Inspection rules, run on the data in-band inspection collects."""
 
-from sqlalchemy import Boolean, Index, Integer, String, UniqueConstraint
+import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column
 
 from ironic.db.sqlalchemy.models.base import Base
@@ -17,18 +17,18 @@ class InspectionRule(Base):
 
     __tablename__ = "inspection_rules"
     __table_args__ = (
-        UniqueConstraint("uuid", name="uniq_inspection_rules0uuid"),
-        Index("inspection_rule_phase_idx", "phase"),
+        sa.UniqueConstraint("uuid", name="uniq_inspection_rules0uuid"),
+        sa.Index("inspection_rule_phase_idx", "phase"),
         Base.__table_args__)
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    uuid: Mapped[str] = mapped_column(String(36), nullable=False)
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    uuid: Mapped[str] = mapped_column(sa.String(36), nullable=False)
     priority: Mapped[int] = mapped_column(
-        Integer, default=0, server_default="0", nullable=False)
-    description: Mapped[str | None] = mapped_column(String(255))
+        sa.Integer, default=0, server_default="0", nullable=False)
+    description: Mapped[str | None] = mapped_column(sa.String(255))
     sensitive: Mapped[bool] = mapped_column(
-        Boolean, default=False, server_default="0", nullable=False)
+        sa.Boolean, default=False, server_default="0", nullable=False)
     phase: Mapped[str] = mapped_column(
-        String(16), default="main", server_default="main", nullable=False)
+        sa.String(16), default="main", server_default="main", nullable=False)
     conditions: Mapped[list] = mapped_column(LongJSONList, default=list)
     actions: Mapped[list] = mapped_column(LongJSONList, default=list)

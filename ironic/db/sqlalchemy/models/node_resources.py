@@ -1,15 +1,7 @@
 """What hangs off one node: volumes, BIOS settings, history, firmware
 versions and the inspection inventory; all go with their node."""
 
-from sqlalchemy import (
-    Boolean,
-    ForeignKey,
-    Index,
-    Integer,
-    String,
-    Text,
-    UniqueConstraint,
-)
+import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column
 
 from ironic.db.sqlalchemy.models.base import Base
@@ -21,20 +13,20 @@ class VolumeConnector(Base):
 
     __tablename__ = "volume_connectors"
     __table_args__ = (
-        UniqueConstraint("uuid", name="uniq_volumeconnectors0uuid"),
-        UniqueConstraint("type", "connector_id",
-                         name="uniq_volumeconnectors0type0connector_id"),
-        Index("volume_connectors_node_id_idx", "node_id"),
+        sa.UniqueConstraint("uuid", name="uniq_volumeconnectors0uuid"),
+        sa.UniqueConstraint("type", "connector_id",
+                            name="uniq_volumeconnectors0type0connector_id"),
+        sa.Index("volume_connectors_node_id_idx", "node_id"),
         Base.__table_args__)
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    uuid: Mapped[str] = mapped_column(String(36), nullable=False)
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    uuid: Mapped[str] = mapped_column(sa.String(36), nullable=False)
     node_id: Mapped[int] = mapped_column(
-        Integer, ForeignKey("nodes.id", ondelete="CASCADE",
-                            name="volume_connectors_node_id_fk"),
+        sa.Integer, sa.ForeignKey("nodes.id", ondelete="CASCADE",
+                                  name="volume_connectors_node_id_fk"),
         nullable=False)
-    type: Mapped[str] = mapped_column(String(32), nullable=False)
-    connector_id: Mapped[str] = mapped_column(String(255), nullable=False)
+    type: Mapped[str] = mapped_column(sa.String(32), nullable=False)
+    connector_id: Mapped[str] = mapped_column(sa.String(255), nullable=False)
     extra: Mapped[dict] = mapped_column(JSONDict, nullable=False,
                                         default=dict)
 
@@ -44,23 +36,23 @@ class VolumeTarget(Base):
 
     __tablename__ = "volume_targets"
     __table_args__ = (
-        UniqueConstraint("uuid", name="uniq_volumetargets0uuid"),
-        UniqueConstraint("node_id", "boot_index",
-                         name="uniq_volumetargets0node_id0boot_index"),
-        Index("volume_targets_node_id_idx", "node_id"),
+        sa.UniqueConstraint("uuid", name="uniq_volumetargets0uuid"),
+        sa.UniqueConstraint("node_id", "boot_index",
+                            name="uniq_volumetargets0node_id0boot_index"),
+        sa.Index("volume_targets_node_id_idx", "node_id"),
         Base.__table_args__)
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    uuid: Mapped[str] = mapped_column(String(36), nullable=False)
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    uuid: Mapped[str] = mapped_column(sa.String(36), nullable=False)
     node_id: Mapped[int] = mapped_column(
-        Integer, ForeignKey("nodes.id", ondelete="CASCADE",
-                            name="volume_targets_node_id_fk"),
+        sa.Integer, sa.ForeignKey("nodes.id", ondelete="CASCADE",
+                                  name="volume_targets_node_id_fk"),
         nullable=False)
-    volume_type: Mapped[str] = mapped_column(String(64), nullable=False)
+    volume_type: Mapped[str] = mapped_column(sa.String(64), nullable=False)
     properties: Mapped[dict] = mapped_column(JSONDict, nullable=False,
                                              default=dict)
-    boot_index: Mapped[int] = mapped_column(Integer, nullable=False)
-    volume_id: Mapped[str] = mapped_column(String(36), nullable=False)
+    boot_index: Mapped[int] = mapped_column(sa.Integer, nullable=False)
+    volume_id: Mapped[str] = mapped_column(sa.String(36), nullable=False)
     extra: Mapped[dict] = mapped_column(JSONDict, nullable=False,
                                         default=dict)
 
@@ -72,20 +64,20 @@ class BIOSSetting(Base):
     __table_args__ = (Base.__table_args__,)
 
     node_id: Mapped[int] = mapped_column(
-        Integer, ForeignKey("nodes.id", ondelete="CASCADE",
-                            name="bios_settings_node_id_fk"),
+        sa.Integer, sa.ForeignKey("nodes.id", ondelete="CASCADE",
+                                  name="bios_settings_node_id_fk"),
         primary_key=True)
-    name: Mapped[str] = mapped_column(String(255), primary_key=True)
-    value: Mapped[str | None] = mapped_column(Text)
-    attribute_type: Mapped[str | None] = mapped_column(String(255))
+    name: Mapped[str] = mapped_column(sa.String(255), primary_key=True)
+    value: Mapped[str | None] = mapped_column(sa.Text)
+    attribute_type: Mapped[str | None] = mapped_column(sa.String(255))
     allowable_values: Mapped[list] = mapped_column(JSONList, default=list)
-    lower_bound: Mapped[int | None] = mapped_column(Integer)
-    max_length: Mapped[int | None] = mapped_column(Integer)
-    min_length: Mapped[int | None] = mapped_column(Integer)
-    read_only: Mapped[bool | None] = mapped_column(Boolean)
-    reset_required: Mapped[bool | None] = mapped_column(Boolean)
-    unique: Mapped[bool | None] = mapped_column(Boolean)
-    upper_bound: Mapped[int | None] = mapped_column(Integer)
+    lower_bound: Mapped[int | None] = mapped_column(sa.Integer)
+    max_length: Mapped[int | None] = mapped_column(sa.Integer)
+    min_length: Mapped[int | None] = mapped_column(sa.Integer)
+    read_only: Mapped[bool | None] = mapped_column(sa.Boolean)
+    reset_required: Mapped[bool | None] = mapped_column(sa.Boolean)
+    unique: Mapped[bool | None] = mapped_column(sa.Boolean)
+    upper_bound: Mapped[int | None] = mapped_column(sa.Integer)
 
 
 class NodeHistory(Base):
@@ -93,26 +85,26 @@ class NodeHistory(Base):
 
     __tablename__ = "node_history"
     __table_args__ = (
-        UniqueConstraint("uuid", name="uniq_nodehistory0uuid"),
-        Index("history_node_id_idx", "node_id"),
+        sa.UniqueConstraint("uuid", name="uniq_nodehistory0uuid"),
+        sa.Index("history_node_id_idx", "node_id"),
         Base.__table_args__)
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    uuid: Mapped[str] = mapped_column(String(36), nullable=False)
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    uuid: Mapped[str] = mapped_column(sa.String(36), nullable=False)
     node_id: Mapped[int] = mapped_column(
-        Integer, ForeignKey("nodes.id", ondelete="CASCADE",
-                            name="node_history_node_id_fk"),
+        sa.Integer, sa.ForeignKey("nodes.id", ondelete="CASCADE",
+                                  name="node_history_node_id_fk"),
         nullable=False)
-    conductor: Mapped[str | None] = mapped_column(String(255))
-    event_type: Mapped[str | None] = mapped_column(String(255))
-    severity: Mapped[str | None] = mapped_column(String(255))
-    event: Mapped[str | None] = mapped_column(Text)
-    user: Mapped[str | None] = mapped_column(String(32))
-    project: Mapped[str | None] = mapped_column(String(80))
+    conductor: Mapped[str | None] = mapped_column(sa.String(255))
+    event_type: Mapped[str | None] = mapped_column(sa.String(255))
+    severity: Mapped[str | None] = mapped_column(sa.String(255))
+    event: Mapped[str | None] = mapped_column(sa.Text)
+    user: Mapped[str | None] = mapped_column(sa.String(32))
+    project: Mapped[str | None] = mapped_column(sa.String(80))
     # Where the node was when the event happened, and for how long.
-    state: Mapped[str | None] = mapped_column(String(255))
-    target_provision_state: Mapped[str | None] = mapped_column(String(255))
-    duration_seconds: Mapped[int | None] = mapped_column(Integer)
+    state: Mapped[str | None] = mapped_column(sa.String(255))
+    target_provision_state: Mapped[str | None] = mapped_column(sa.String(255))
+    duration_seconds: Mapped[int | None] = mapped_column(sa.Integer)
 
 
 class FirmwareComponent(Base):
@@ -120,23 +112,23 @@ class FirmwareComponent(Base):
 
     __tablename__ = "firmware_information"
     __table_args__ = (
-        UniqueConstraint("node_id", "component",
-                         name="uniq_firmwareinformation0node_id0component"),
+        sa.UniqueConstraint("node_id", "component",
+                            name="uniq_firmwareinformation0node_id0component"),
         Base.__table_args__)
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
     node_id: Mapped[int] = mapped_column(
-        Integer, ForeignKey("nodes.id", ondelete="CASCADE",
-                            name="firmware_information_node_id_fk"),
+        sa.Integer, sa.ForeignKey("nodes.id", ondelete="CASCADE",
+                                  name="firmware_information_node_id_fk"),
         nullable=False)
-    component: Mapped[str] = mapped_column(String(255), nullable=False)
-    initial_version: Mapped[str] = mapped_column(String(255),
+    component: Mapped[str] = mapped_column(sa.String(255), nullable=False)
+    initial_version: Mapped[str] = mapped_column(sa.String(255),
                                                  nullable=False)
-    current_version: Mapped[str | None] = mapped_column(String(255))
-    last_version_flashed: Mapped[str | None] = mapped_column(String(255))
-    vendor: Mapped[str | None] = mapped_column(String(255))
-    model: Mapped[str | None] = mapped_column(String(255))
-    serial_number: Mapped[str | None] = mapped_column(String(255))
+    current_version: Mapped[str | None] = mapped_column(sa.String(255))
+    last_version_flashed: Mapped[str | None] = mapped_column(sa.String(255))
+    vendor: Mapped[str | None] = mapped_column(sa.String(255))
+    model: Mapped[str | None] = mapped_column(sa.String(255))
+    serial_number: Mapped[str | None] = mapped_column(sa.String(255))
 
 
 class NodeInventory(Base):
@@ -149,13 +141,13 @@ class NodeInventory(Base):
 
     __tablename__ = "node_inventory"
     __table_args__ = (
-        Index("inventory_node_id_idx", "node_id"),
+        sa.Index("inventory_node_id_idx", "node_id"),
         Base.__table_args__)
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
     inventory_data: Mapped[dict] = mapped_column(LongJSONDict, default=dict)
     plugin_data: Mapped[dict] = mapped_column(LongJSONDict, default=dict)
     node_id: Mapped[int] = mapped_column(
-        Integer, ForeignKey("nodes.id", ondelete="CASCADE",
-                            name="node_inventory_node_id_fk"),
+        sa.Integer, sa.ForeignKey("nodes.id", ondelete="CASCADE",
+                                  name="node_inventory_node_id_fk"),
         nullable=False)

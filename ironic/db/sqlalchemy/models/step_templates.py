@@ -1,13 +1,6 @@
 """Named lists of steps: deploy templates and runbooks."""
 
-from sqlalchemy import (
-    Boolean,
-    ForeignKey,
-    Integer,
-    String,
-    Text,
-    UniqueConstraint,
-)
+import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column
 
 from ironic.db.sqlalchemy.models.base import Base
@@ -19,13 +12,13 @@ class DeployTemplate(Base):
 
     __tablename__ = "deploy_templates"
     __table_args__ = (
-        UniqueConstraint("uuid", name="uniq_deploytemplates0uuid"),
-        UniqueConstraint("name", name="uniq_deploytemplates0name"),
+        sa.UniqueConstraint("uuid", name="uniq_deploytemplates0uuid"),
+        sa.UniqueConstraint("name", name="uniq_deploytemplates0name"),
         Base.__table_args__)
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    uuid: Mapped[str] = mapped_column(String(36), nullable=False)
-    name: Mapped[str] = mapped_column(String(255), nullable=False)
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    uuid: Mapped[str] = mapped_column(sa.String(36), nullable=False)
+    name: Mapped[str] = mapped_column(sa.String(255), nullable=False)
     #: [{"interface", "step", "args", "priority"}, ...] in the given order.
     steps: Mapped[list] = mapped_column(JSONList, default=list)
     extra: Mapped[dict] = mapped_column(JSONDict, default=dict)
@@ -36,21 +29,21 @@ class Runbook(Base):
 
     __tablename__ = "runbooks"
     __table_args__ = (
-        UniqueConstraint("uuid", name="uniq_runbooks0uuid"),
-        UniqueConstraint("name", name="uniq_runbooks0name"),
+        sa.UniqueConstraint("uuid", name="uniq_runbooks0uuid"),
+        sa.UniqueConstraint("name", name="uniq_runbooks0name"),
         Base.__table_args__)
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    uuid: Mapped[str] = mapped_column(String(36), nullable=False)
-    name: Mapped[str] = mapped_column(String(255), nullable=False)
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    uuid: Mapped[str] = mapped_column(sa.String(36), nullable=False)
+    name: Mapped[str] = mapped_column(sa.String(255), nullable=False)
     #: [{"interface", "step", "args", "order"}, ...]
     steps: Mapped[list] = mapped_column(JSONList, default=list)
     disable_ramdisk: Mapped[bool] = mapped_column(
-        Boolean, default=False, server_default="0", nullable=False)
+        sa.Boolean, default=False, server_default="0", nullable=False)
     public: Mapped[bool] = mapped_column(
-        Boolean, default=False, server_default="0", nullable=False)
-    owner: Mapped[str | None] = mapped_column(String(255))
-    description: Mapped[str | None] = mapped_column(Text)
+        sa.Boolean, default=False, server_default="0", nullable=False)
+    owner: Mapped[str | None] = mapped_column(sa.String(255))
+    description: Mapped[str | None] = mapped_column(sa.Text)
     extra: Mapped[dict] = mapped_column(JSONDict, default=dict)
 
 
@@ -59,7 +52,7 @@ class RunbookTrait(Base):
     __table_args__ = (Base.__table_args__,)
 
     runbook_id: Mapped[int] = mapped_column(
-        Integer, ForeignKey("runbooks.id", ondelete="CASCADE",
-                            name="runbook_traits_runbook_id_fk"),
+        sa.Integer, sa.ForeignKey("runbooks.id", ondelete="CASCADE",
+                                  name="runbook_traits_runbook_id_fk"),
         primary_key=True)
-    trait: Mapped[str] = mapped_column(String(255), primary_key=True)
+    trait: Mapped[str] = mapped_column(sa.String(255), primary_key=True)
