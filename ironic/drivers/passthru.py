@@ -11,9 +11,10 @@ them into ``vendor_routes`` and ``driver_routes`` when the class is created.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
 
 from ironic.common import exception
+from ironic.drivers.interface import BaseInterface
 from ironic.task import Task
 
 _NODE_MARK = "_ironic_passthru"
@@ -90,6 +91,28 @@ def collect(cls: type, driver_level: bool = False
         if route is not None:
             found[route.name] = (attr, route)
     return found
+
+
+class VendorInterface(BaseInterface):
+    """Vendor passthru methods, declared with ``@passthru``."""
+
+    interface_type = "vendor"
+    #: {public method name: (attribute, Route)}, filled per class.
+    vendor_routes: ClassVar[dict] = {}
+    driver_routes: ClassVar[dict] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.vendor_routes = collect(cls)
+        cls.driver_routes = collect(cls, driver_level=True)
+
+    def validate(self, task: Task, method: str | None = None,
+                 http_method: str | None = None, **kwargs: Any) -> None:
+        """Check the node, or a passthru call's arguments when ``method``."""
+
+    def driver_validate(self, method: str, http_method: str | None = None,
+                        **kwargs: Any) -> None:
+        """Check a driver-level passthru call's arguments."""
 
 
 def find(vendor: Any, name: str, http_method: str,

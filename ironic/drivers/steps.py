@@ -2,8 +2,8 @@
 
 A step is an ordinary method of an interface marked with one of the
 decorators below. The marks are read by ``BaseInterface`` (see
-``ironic.drivers.base``) when the class is created, so listing the steps of
-an interface never inspects the instance at run time.
+``ironic.drivers.interface``) when the class is created, so listing the
+steps of an interface never inspects the instance at run time.
 
 The shape of a step as interfaces report it (and the conductor stores it in
 ``driver_internal_info``) is the public one::

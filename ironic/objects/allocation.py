@@ -10,12 +10,12 @@ from ironic.objects.base import (
     ARRAY,
     CREATE,
     INTEGER,
-    OBJECT,
-    UUID,
     WRITE,
     Field,
     IronicObject,
+    object_field,
     timestamps,
+    uuid_field,
 )
 
 ALLOCATING = "allocating"
@@ -28,8 +28,7 @@ _STRINGS = {"items": {"type": "string"}}
 class Allocation(IronicObject, db_name="allocation",
                  table="Allocation"):
     fields = {
-        "uuid": Field(52, type=UUID, nullable=False, write=CREATE,
-                      body_null=True, doc="Unique UUID of the allocation."),
+        "uuid": uuid_field(52, "Unique UUID of the allocation."),
         "name": Field(52, min_length=1, max_length=255, write=WRITE,
                       doc="Unique logical name of the allocation."),
         "node_id": Field(None, type=INTEGER,
@@ -47,8 +46,7 @@ class Allocation(IronicObject, db_name="allocation",
         "candidate_nodes": Field(52, type=ARRAY, nullable=False, default=[],
                                  write=CREATE, schema=_STRINGS,
                                  doc="UUIDs of the only nodes to pick from."),
-        "extra": Field(52, type=OBJECT, nullable=False, default={},
-                       write=WRITE, doc="Free-form user data."),
+        "extra": object_field(52, "Free-form user data.", WRITE),
         "owner": Field(60, max_length=255, write=CREATE,
                        doc="Project the allocation is for."),
         "conductor_affinity": Field(None, type=INTEGER,

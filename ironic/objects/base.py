@@ -167,6 +167,22 @@ def timestamps(since: int) -> dict[str, Field]:
             "updated_at": Field(since, type=TIME, doc="Last update time.")}
 
 
+def uuid_field(since: int, doc: str) -> Field:
+    """The ``uuid`` of a resource: given on create, or generated when the
+    body gives none or null; never changed afterwards."""
+    return Field(since, type=UUID, nullable=False, write=CREATE,
+                 body_null=True, doc=doc)
+
+
+def object_field(since: int | None, doc: str, write: str | None = READ_ONLY,
+                 *, body_null: bool | None = None,
+                 schema: dict[str, Any] | None = None) -> Field:
+    """A JSON object (``extra``, ``properties``...): never null, empty
+    when unset."""
+    return Field(since, type=OBJECT, nullable=False, default={}, write=write,
+                 body_null=body_null, schema=schema or {}, doc=doc)
+
+
 class IronicObject:
     """Base of Node, Port, Portgroup, Chassis, Conductor."""
 

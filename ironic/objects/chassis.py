@@ -5,24 +5,21 @@ from __future__ import annotations
 from ironic.common import exception
 from ironic.db import api as db_api
 from ironic.objects.base import (
-    CREATE,
-    OBJECT,
-    UUID,
     WRITE,
     Field,
     IronicObject,
+    object_field,
     timestamps,
+    uuid_field,
 )
 
 
 class Chassis(IronicObject, db_name="chassis", table="Chassis"):
     fields = {
-        "uuid": Field(1, type=UUID, nullable=False, write=CREATE,
-                      body_null=True, doc="Unique UUID of the chassis."),
+        "uuid": uuid_field(1, "Unique UUID of the chassis."),
         "description": Field(1, max_length=255, write=WRITE,
                              doc="Free-form description."),
-        "extra": Field(1, type=OBJECT, nullable=False, default={},
-                       write=WRITE, doc="Free-form operator data."),
+        "extra": object_field(1, "Free-form operator data.", WRITE),
         **timestamps(1),
     }
 

@@ -8,13 +8,12 @@ from ironic.db import api as db_api
 from ironic.objects.base import (
     ARRAY,
     BOOLEAN,
-    CREATE,
     INTEGER,
-    UUID,
     WRITE,
     Field,
     IronicObject,
     timestamps,
+    uuid_field,
 )
 
 #: Phases in which rules run; inspection data processing is 'main'.
@@ -26,8 +25,7 @@ class InspectionRule(IronicObject, db_name="inspection_rule",
     # What a condition and an action may say is the rules engine's to
     # check (ironic.inspection_rules.validation): it knows the plugins.
     fields = {
-        "uuid": Field(96, type=UUID, nullable=False, write=CREATE,
-                      body_null=True, doc="Unique UUID of the rule."),
+        "uuid": uuid_field(96, "Unique UUID of the rule."),
         "description": Field(96, max_length=255, write=WRITE,
                              doc="What the rule is for."),
         # Built-in rules (not stored) may also run before or after.

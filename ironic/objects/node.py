@@ -12,24 +12,19 @@ from ironic.objects.base import (
     BOOLEAN,
     CREATE,
     INTEGER,
-    OBJECT,
     READ_ONLY,
     TIME,
     UUID,
     WRITE,
     Field,
     IronicObject,
+    object_field,
     timestamps,
+    uuid_field,
 )
 
 # The bound of most short strings a client writes (their columns').
 _NAME = 255
-
-
-def _json(since: int, doc: str, write: str | None = None) -> Field:
-    """A JSON document column (never null: empty when unset)."""
-    return Field(since, type=OBJECT, nullable=False, default={},
-                 write=write, doc=doc)
 
 
 def _flag(since: int, doc: str, default: bool = False,
@@ -41,8 +36,7 @@ def _flag(since: int, doc: str, default: bool = False,
 
 class Node(IronicObject):
     fields = {
-        "uuid": Field(1, type=UUID, nullable=False, write=CREATE,
-                      body_null=True, doc="Unique UUID of the node."),
+        "uuid": uuid_field(1, "Unique UUID of the node."),
         "name": Field(5, max_length=_NAME, write=WRITE,
                       doc="Unique logical name of the node."),
         "chassis_id": Field(None, type=INTEGER,
@@ -53,17 +47,19 @@ class Node(IronicObject):
                                doc="Name of the instance."),
         "driver": Field(1, nullable=False, min_length=1, max_length=_NAME,
                         write=WRITE, doc="Hardware type of the node."),
-        "driver_info": _json(1, "How to reach the BMC.", WRITE),
-        "driver_internal_info": _json(3, "The driver's private state."),
-        "instance_info": _json(1, "What to deploy.", WRITE),
-        "properties": _json(1, "Physical properties.", WRITE),
-        "extra": _json(1, "Free-form operator data.", WRITE),
-        "raid_config": _json(12, "Current RAID config."),
-        "target_raid_config": _json(12, "RAID config to apply.", CREATE),
-        "network_data": _json(66, "Static network configuration.", WRITE),
-        "clean_step": _json(7, "Cleaning step running now."),
-        "deploy_step": _json(44, "Deploy step running now."),
-        "service_step": _json(87, "Service step running now."),
+        "driver_info": object_field(1, "How to reach the BMC.", WRITE),
+        "driver_internal_info": object_field(3, "The driver's private state."),
+        "instance_info": object_field(1, "What to deploy.", WRITE),
+        "properties": object_field(1, "Physical properties.", WRITE),
+        "extra": object_field(1, "Free-form operator data.", WRITE),
+        "raid_config": object_field(12, "Current RAID config."),
+        "target_raid_config": object_field(12, "RAID config to apply.",
+                                           CREATE),
+        "network_data": object_field(66, "Static network configuration.",
+                                     WRITE),
+        "clean_step": object_field(7, "Cleaning step running now."),
+        "deploy_step": object_field(44, "Deploy step running now."),
+        "service_step": object_field(87, "Service step running now."),
         "power_state": Field(1, max_length=15, doc="Current power state."),
         "target_power_state": Field(1, max_length=15,
                                     doc="Power state being set."),

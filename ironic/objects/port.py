@@ -6,14 +6,13 @@ from ironic.common import exception
 from ironic.db import api as db_api
 from ironic.objects.base import (
     BOOLEAN,
-    CREATE,
     INTEGER,
-    OBJECT,
-    UUID,
     WRITE,
     Field,
     IronicObject,
+    object_field,
     timestamps,
+    uuid_field,
 )
 
 _SWITCH_KEY = {"type": "string", "minLength": 1, "maxLength": 255}
@@ -34,8 +33,7 @@ LOCAL_LINK_CONNECTION = {
 
 class Port(IronicObject, db_name="port", table="Port"):
     fields = {
-        "uuid": Field(1, type=UUID, nullable=False, write=CREATE,
-                      body_null=True, doc="Unique UUID of the port."),
+        "uuid": uuid_field(1, "Unique UUID of the port."),
         # Checked as a MAC or InfiniBand GUID, not by length.
         "address": Field(1, nullable=False, write=WRITE,
                          doc="MAC (or InfiniBand GUID) address."),
@@ -43,14 +41,12 @@ class Port(IronicObject, db_name="port", table="Port"):
                          doc="Database id of the node it belongs to."),
         "portgroup_id": Field(None, type=INTEGER,
                               doc="Database id of its port group."),
-        "extra": Field(1, type=OBJECT, nullable=False, default={},
-                       write=WRITE, doc="Free-form operator data."),
-        "internal_info": Field(18, type=OBJECT, nullable=False, default={},
-                               doc="Private state kept by the service."),
-        "local_link_connection": Field(
-            19, type=OBJECT, nullable=False, default={}, write=WRITE,
-            schema=LOCAL_LINK_CONNECTION,
-            doc="Switch port the interface is cabled to."),
+        "extra": object_field(1, "Free-form operator data.", WRITE),
+        "internal_info": object_field(18,
+                                      "Private state kept by the service."),
+        "local_link_connection": object_field(
+            19, "Switch port the interface is cabled to.", WRITE,
+            schema=LOCAL_LINK_CONNECTION),
         "pxe_enabled": Field(19, type=BOOLEAN, nullable=False, default=True,
                              write=WRITE, body_also=("string",),
                              doc="Whether the port may PXE boot the node."),

@@ -6,39 +6,35 @@ from ironic.common import exception, utils
 from ironic.db import api as db_api
 from ironic.objects.base import (
     BOOLEAN,
-    CREATE,
     INTEGER,
-    OBJECT,
-    UUID,
     WRITE,
     Field,
     IronicObject,
+    object_field,
     timestamps,
+    uuid_field,
 )
 
 
 class Portgroup(IronicObject, db_name="portgroup", table="Portgroup"):
     fields = {
-        "uuid": Field(23, type=UUID, nullable=False, write=CREATE,
-                      body_null=True, doc="Unique UUID of the port group."),
+        "uuid": uuid_field(23, "Unique UUID of the port group."),
         "name": Field(23, max_length=255, write=WRITE,
                       doc="Unique logical name of the port group."),
         "address": Field(23, write=WRITE, doc="MAC address of the bond."),
         "node_id": Field(None, type=INTEGER, nullable=False,
                          doc="Database id of the node it belongs to."),
-        "extra": Field(23, type=OBJECT, nullable=False, default={},
-                       write=WRITE, doc="Free-form operator data."),
-        "internal_info": Field(23, type=OBJECT, nullable=False, default={},
-                               doc="Private state kept by the service."),
+        "extra": object_field(23, "Free-form operator data.", WRITE),
+        "internal_info": object_field(23,
+                                      "Private state kept by the service."),
         "standalone_ports_supported": Field(
             23, type=BOOLEAN, nullable=False, default=True, write=WRITE,
             body_also=("string",),
             doc="Whether its ports may also be used on their own."),
         "mode": Field(26, min_length=1, max_length=255, write=WRITE,
                       doc="Bonding mode, e.g. active-backup or 802.3ad."),
-        "properties": Field(26, type=OBJECT, nullable=False, default={},
-                            write=WRITE,
-                            doc="Bonding options (miimon, xmit_hash...)."),
+        "properties": object_field(
+            26, "Bonding options (miimon, xmit_hash...).", WRITE),
         "physical_network": Field(102, max_length=64, write=WRITE,
                                   doc="Physical network it is on."),
         "category": Field(103, max_length=80, write=WRITE,

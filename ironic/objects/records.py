@@ -16,13 +16,12 @@ from ironic.db.sqlalchemy import tables
 from ironic.objects.base import (
     ARRAY,
     BOOLEAN,
-    CREATE,
     INTEGER,
-    OBJECT,
-    UUID,
     WRITE,
     Field,
+    object_field,
     timestamps,
+    uuid_field,
 )
 
 
@@ -54,14 +53,9 @@ class Records:
         db_api.get_instance().destroy_record(self.kind, record_id)
 
 
-def _uuid(since: int) -> Field:
-    return Field(since, type=UUID, nullable=False, write=CREATE,
-                 body_null=True, doc="Unique UUID.")
-
-
 def _extra(since: int) -> Field:
-    return Field(since, type=OBJECT, nullable=False, default={}, write=WRITE,
-                 body_null=False, doc="Free-form operator data.")
+    return object_field(since, "Free-form operator data.", WRITE,
+                        body_null=False)
 
 
 def _steps(since: int, order_key: str, doc: str) -> Field:
@@ -90,7 +84,7 @@ def _name(since: int, doc: str) -> Field:
 
 
 DEPLOY_TEMPLATE_FIELDS: dict[str, Field] = {
-    "uuid": _uuid(55),
+    "uuid": uuid_field(55, "Unique UUID."),
     "name": _name(55, "Unique name: the trait that selects it."),
     "steps": _steps(55, "priority", "Deploy steps it adds."),
     "extra": _extra(55),
@@ -98,7 +92,7 @@ DEPLOY_TEMPLATE_FIELDS: dict[str, Field] = {
 }
 
 RUNBOOK_FIELDS: dict[str, Field] = {
-    "uuid": _uuid(92),
+    "uuid": uuid_field(92, "Unique UUID."),
     "name": _name(92, "Unique name."),
     "steps": _steps(92, "order", "Steps it runs, in order."),
     "disable_ramdisk": Field(92, type=BOOLEAN, nullable=False, default=False,
@@ -157,7 +151,7 @@ class VolumeRecords(Records):
 CONNECTOR_TYPES = ("iqn", "ip", "mac", "wwnn", "wwpn", "port", "portgroup")
 
 VOLUME_CONNECTOR_FIELDS: dict[str, Field] = {
-    "uuid": _uuid(32),
+    "uuid": uuid_field(32, "Unique UUID."),
     "node_id": Field(None, type=INTEGER, nullable=False,
                      doc="Database id of its node."),
     "type": Field(32, nullable=False, max_length=32, write=WRITE,
@@ -169,14 +163,13 @@ VOLUME_CONNECTOR_FIELDS: dict[str, Field] = {
 }
 
 VOLUME_TARGET_FIELDS: dict[str, Field] = {
-    "uuid": _uuid(32),
+    "uuid": uuid_field(32, "Unique UUID."),
     "node_id": Field(None, type=INTEGER, nullable=False,
                      doc="Database id of its node."),
     "volume_type": Field(32, nullable=False, min_length=1, max_length=64,
                          write=WRITE, doc="Kind of volume (iscsi, ...)."),
-    "properties": Field(32, type=OBJECT, nullable=False, default={},
-                        write=WRITE, body_null=False,
-                        doc="How to reach the volume."),
+    "properties": object_field(32, "How to reach the volume.", WRITE,
+                               body_null=False),
     "boot_index": Field(32, type=INTEGER, nullable=False, write=WRITE,
                         schema={"minimum": 0},
                         doc="Place in the node's boot order."),

@@ -1,8 +1,9 @@
 """Queries of allocations and of the nodes an allocation may get.
 
 A mixin of ``Connection``: the generic list/paging helper and the
-transaction contexts come from it. Associating a node with an allocation
-and freeing it are single transactions, so a node is never half-allocated.
+transaction contexts come from ``rows.RowQueries``. Associating a node with
+an allocation and freeing it are single transactions, so a node is never
+half-allocated.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Queries of inspection rules.
 
 A mixin of ``Connection``: the generic list/paging helper and the
-transaction contexts come from it.
+transaction contexts come from ``rows.RowQueries``.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 targets, BIOS settings, inspection inventory and the node's history.
 
 A mixin of ``Connection``; the generic list/paging helper and the
-transaction contexts come from it.
+transaction contexts come from ``rows.RowQueries``.
 """
 
 from __future__ import annotations

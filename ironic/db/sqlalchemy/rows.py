@@ -14,7 +14,7 @@ from typing import Any, Callable
 import sqlalchemy as sa
 from oslo_db import exception as db_exc
 
-from ironic.db.sqlalchemy import engine
+from ironic.db.sqlalchemy import engine, pages
 
 #: Turns a unique-constraint violation and the values written (with the
 #: stored row's ``kept`` columns under them) into the service's exception.
@@ -28,8 +28,8 @@ class RowQueries:
     # Transactions: a read-only one and one that commits.
     _reader = staticmethod(engine.reader)
     _writer = staticmethod(engine.writer)
-    #: A page of rows (``Connection._list``).
-    _list: Any
+    #: A page of rows (``pages.list_page``).
+    _list = staticmethod(pages.list_page)
 
     @staticmethod
     def _get_row(model: Any, not_found: Exception, *where: Any,

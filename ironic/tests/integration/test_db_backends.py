@@ -16,6 +16,7 @@ from ironic.db import api as db_api
 from ironic.db import migration
 from ironic.db.sqlalchemy import api as sqla_api
 from ironic.db.sqlalchemy import engine, prepared
+from ironic.db.sqlalchemy import nodes as sqla_nodes
 from ironic.tests import dbutils
 
 pytestmark = pytest.mark.integration
@@ -307,7 +308,7 @@ def test_prepared_node_reads_match_sqlalchemy(db):
                            "driver_info": {"a": [1, None], "ü": "✓"},
                            "provision_updated_at": when},
                           traits=["CUSTOM_B", "CUSTOM_A"])
-    statement = sqla_api._node_with_traits_query("uuid").statement
+    statement = sqla_nodes._node_with_traits_query("uuid").statement
     rows = prepared.PreparedSelect(statement).all(value=node.uuid)
     with engine.get_engine().connect() as conn:
         expected = [tuple(r) for r in conn.execute(statement,

@@ -207,7 +207,7 @@ def test_hardware_interfaces_are_written_again_after_a_deadlock(
 
 def test_node_creation_is_retried_after_a_deadlock(dbapi, monkeypatch):
     flaky = _DeadlockOnce(sqla_api._writer)
-    monkeypatch.setattr(sqla_api, "_writer", flaky)
+    monkeypatch.setattr(dbapi, "_writer", flaky)
     node = dbapi.create_node({"driver": "fake-hardware"}, traits=["CUSTOM_A"])
     assert flaky.calls == 2
     assert dbapi.get_node_by_uuid(node.uuid).id == node.id
