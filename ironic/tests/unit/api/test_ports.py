@@ -1,5 +1,7 @@
 """Ports through the WSGI application."""
 
+import re
+
 import pytest
 
 from ironic.tests.fixtures import error_message
@@ -413,3 +415,107 @@ def test_port_names_are_unique_and_node_name_key(api, newest):
         "name": "1be26c0b-03f2-4d2e-ae87-c02d7f33c123"}, version=newest)
     assert uuid_name.status_int == 400
     assert len(_ports(api)) == 2
+
+
+def test_moving_a_port_onto_a_locked_node_is_409(api):
+    from ironic.db import api as db_api
+    node, other = _node(api), _node(api)
+    port = _port(api, node)
+    dbapi = db_api.get_instance()
+    dbapi.update_node(dbapi.get_node_by_uuid(other["uuid"]).id,
+                      {"reservation": "conductor-2"})
+    moved = api.patch(f"/v1/ports/{port['uuid']}",
+                      [{"op": "replace", "path": "/node_uuid",
+                        "value": other["uuid"]}])
+    assert moved.status_int == 409
+    assert "conductor-2" in error_message(moved)
+    assert api.get(f"/v1/ports/{port['uuid']}").json["node_uuid"] == \
+        node["uuid"]
+
+
+@pytest.fixture
+def statements():
+    """The SQL statements the service runs, as sent to the database."""
+    import sqlalchemy as sa
+
+    sent: list[str] = []
+
+    def record(conn, cursor, statement, *args):
+        sent.append(statement)
+
+    sa.event.listen(sa.engine.Engine, "before_cursor_execute", record)
+    yield sent
+    sa.event.remove(sa.engine.Engine, "before_cursor_execute", record)
+
+
+def _node_reads(sent: list[str]) -> list[str]:
+    return [s for s in sent if s.lstrip().upper().startswith("SELECT")
+            and re.search(r"\bFROM nodes\b", s)]
+
+
+def test_a_port_create_reads_its_node_once(api, statements):
+    # The node the body names, its projects (policy) and its lock come
+    # from one read; the answer's node_uuid from that read too.
+    node = _node(api, name="once")
+    statements.clear()
+    port = _port(api, node)
+    assert port["node_uuid"] == node["uuid"]
+    assert len(_node_reads(statements)) == 1, statements
+    statements.clear()
+    by_name = api.post("/v1/ports", {"node_name": "once",
+                                     "address": "52:54:00:00:00:31"},
+                       version="1.110")
+    assert by_name.status_int == 201, by_name.body
+    assert by_name.json["node_uuid"] == node["uuid"]
+    assert len(_node_reads(statements)) == 1, statements
+    # The answer is the port's document as a GET shows it.
+    assert api.get(f"/v1/ports/{port['uuid']}").json == port
+
+
+def test_a_portgroup_create_reads_its_node_once(api, statements):
+    node = _node(api)
+    statements.clear()
+    resp = api.post("/v1/portgroups", {"node_uuid": node["uuid"]},
+                    version="1.23")
+    assert resp.status_int == 201, resp.body
+    assert len(_node_reads(statements)) == 1, statements
+
+
+def test_port_create_follows_the_node_projects(database, config,
+                                               monkeypatch):
+    # With rules enforced, the node read once still decides: a project's
+    # admin wires its own node, not another project's.
+    from keystonemiddleware import auth_token
+
+    from ironic.api import app as api_app
+    from ironic.common import policy
+    from ironic.conf import CONF
+    from ironic.tests import fixtures as ifx
+    for group, opts in auth_token.list_opts():
+        CONF.register_opts(opts, group=group)
+    config(auth_strategy="keystone")
+    policy.reset()
+    monkeypatch.setattr(auth_token, "AuthProtocol", lambda app, _conf: app)
+    ifx.register_test_conductor()
+    try:
+        client = ifx.ApiClient(api_app.setup_app())
+        system = {"X-Roles": "admin,member,reader",
+                  "OpenStack-System-Scope": "all"}
+        p1_admin = {"X-Roles": "admin,member,reader", "X-Project-Id": "p1"}
+        mine = client.post("/v1/nodes", {"driver": "fake-hardware",
+                                         "owner": "p1"},
+                           headers=system, version="1.50").json
+        theirs = client.post("/v1/nodes", {"driver": "fake-hardware",
+                                           "owner": "p2"},
+                             headers=system, version="1.50").json
+        ok = client.post("/v1/ports", {"node_uuid": mine["uuid"],
+                                       "address": "52:54:00:00:00:41"},
+                         headers=p1_admin)
+        assert ok.status_int == 201, ok.body
+        refused = client.post("/v1/ports", {"node_uuid": theirs["uuid"],
+                                            "address": "52:54:00:00:00:42"},
+                              headers=p1_admin)
+        assert refused.status_int == 403, refused.body
+        assert "baremetal:port:create" in ifx.error_message(refused)
+    finally:
+        policy.reset()
