@@ -191,10 +191,11 @@ def row_documents(spec: Spec, rows: list[dict], fields: list[str]
     # {id: UUID}, looked up with a row's id, which may be None; a row that
     # carries the UUID already (an item its request just wrote) is not
     # looked up again.
-    related: dict[str, dict[Any, str]] = {
-        name: uuids_for_ids(table, (r.get(spec.sources[name]) for r in rows
-                                    if name not in r))
-        for name, table in spec.related.items() if name in fields}
+    related: dict[str, dict[Any, str]] = {}
+    for name, table in spec.related.items():
+        if name in fields:
+            ids = [r.get(spec.sources[name]) for r in rows if name not in r]
+            related[name] = uuids_for_ids(table, ids) if ids else {}
     out = []
     for row in rows:
         doc: dict[str, Any] = {}

@@ -104,12 +104,15 @@ def node_for_body(ident: Any, *, allow_name: bool) -> NodeRef:
         if allow_name:
             raise exception.InvalidUuidOrName(name=ident)
         raise exception.InvalidUUID(uuid=ident)
-    found = _node_refs(("uuid", utils.normalize_uuid(ident))
-                       if utils.is_uuid_like(ident) else ("name", ident))
-    if not found:
+    try:
+        # The node read as a GET reads it (one prepared statement), its
+        # plain columns as stored.
+        snap = Node.snapshot(utils.normalize_uuid(ident)
+                             if utils.is_uuid_like(ident) else ident)
+    except exception.NodeNotFound:
         raise exception.InvalidParameterValue(
-            err=str(exception.NodeNotFound(node=ident)))
-    return found[0]
+            err=str(exception.NodeNotFound(node=ident))) from None
+    return NodeRef(*(snap.column(c) for c in _REF_COLUMNS))
 
 
 def find_node(ident: str, ver: int):

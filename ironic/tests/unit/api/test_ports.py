@@ -1,5 +1,7 @@
 """Ports through the WSGI application."""
 
+import functools
+import inspect
 import re
 
 import pytest
@@ -434,51 +436,78 @@ def test_moving_a_port_onto_a_locked_node_is_409(api):
 
 
 @pytest.fixture
-def statements():
-    """The SQL statements the service runs, as sent to the database."""
-    import sqlalchemy as sa
+def db_calls(monkeypatch):
+    """The database API calls the service makes (the outermost ones, not
+    those one call makes of another), as (name, arguments)."""
+    from ironic.db.sqlalchemy import api as sa_api
 
-    sent: list[str] = []
+    calls: list[tuple[str, tuple]] = []
+    depth = [0]
 
-    def record(conn, cursor, statement, *args):
-        sent.append(statement)
+    def spy(name, func):
+        @functools.wraps(func)
+        def call(self, *args, **kwargs):
+            if not depth[0]:
+                calls.append((name, args))
+            depth[0] += 1
+            try:
+                return func(self, *args, **kwargs)
+            finally:
+                depth[0] -= 1
+        return call
 
-    sa.event.listen(sa.engine.Engine, "before_cursor_execute", record)
-    yield sent
-    sa.event.remove(sa.engine.Engine, "before_cursor_execute", record)
+    for name in dir(sa_api.Connection):
+        func = inspect.getattr_static(sa_api.Connection, name)
+        if not name.startswith("_") and inspect.isfunction(func):
+            monkeypatch.setattr(sa_api.Connection, name, spy(name, func))
+    return calls
 
 
-def _node_reads(sent: list[str]) -> list[str]:
-    return [s for s in sent if s.lstrip().upper().startswith("SELECT")
-            and re.search(r"\bFROM nodes\b", s)]
+def _node_reads(calls: list[tuple[str, tuple]]) -> list[str]:
+    return [name for name, args in calls
+            if re.match(r"(get|fetch)_nodes?_", name) or
+            (name == "uuids_for_ids" and args[:1] == ("node",))]
 
 
-def test_a_port_create_reads_its_node_once(api, statements):
+def test_a_port_create_reads_its_node_once(api, db_calls):
     # The node the body names, its projects (policy) and its lock come
     # from one read; the answer's node_uuid from that read too.
     node = _node(api, name="once")
-    statements.clear()
+    db_calls.clear()
     port = _port(api, node)
     assert port["node_uuid"] == node["uuid"]
-    assert len(_node_reads(statements)) == 1, statements
-    statements.clear()
+    assert _node_reads(db_calls) == ["fetch_node_with_traits"], db_calls
+    assert [name for name, _ in db_calls].count("create_port") == 1
+    db_calls.clear()
     by_name = api.post("/v1/ports", {"node_name": "once",
                                      "address": "52:54:00:00:00:31"},
                        version="1.110")
     assert by_name.status_int == 201, by_name.body
     assert by_name.json["node_uuid"] == node["uuid"]
-    assert len(_node_reads(statements)) == 1, statements
+    assert _node_reads(db_calls) == ["fetch_node_with_traits"], db_calls
     # The answer is the port's document as a GET shows it.
     assert api.get(f"/v1/ports/{port['uuid']}").json == port
 
 
-def test_a_portgroup_create_reads_its_node_once(api, statements):
+def test_a_portgroup_create_reads_its_node_once(api, db_calls):
     node = _node(api)
-    statements.clear()
+    db_calls.clear()
     resp = api.post("/v1/portgroups", {"node_uuid": node["uuid"]},
                     version="1.23")
     assert resp.status_int == 201, resp.body
-    assert len(_node_reads(statements)) == 1, statements
+    assert resp.json["node_uuid"] == node["uuid"]
+    assert _node_reads(db_calls) == ["fetch_node_with_traits"], db_calls
+
+
+def test_a_port_for_a_missing_node_is_400(api):
+    missing = "1be26c0b-03f2-4d2e-ae87-c02d7f33c123"
+    for body in ({"node_uuid": missing}, {"node_uuid": missing.upper()},
+                 {"node_name": "nowhere"}):
+        resp = api.post("/v1/ports", {"address": "52:54:00:00:00:51",
+                                      **body}, version="1.110")
+        assert resp.status_int == 400, resp.body
+        ident = body.get("node_uuid") or body["node_name"]
+        assert f"Node {ident} could not be found" in error_message(resp)
 
 
 def test_port_create_follows_the_node_projects(database, config,
