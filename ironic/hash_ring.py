@@ -52,6 +52,10 @@ class HashRing:
         keys = self._keys
         if not keys:
             return None
+        if len(self.hosts) == 1:
+            # Every point is its own: no hash needed (one conductor, the
+            # usual all-in-one, is asked this for each node of a list).
+            return self.hosts[0]
         return self._owners[bisect.bisect(keys, _hash(key)) % len(keys)]
 
     def get_hosts(self, key: str, ignore: Iterable[str] = ()) -> list[str]:
@@ -208,10 +212,11 @@ def conductor_for(node: Any) -> str | None:
     conductor serves its hardware type and group (the node's ``conductor``
     field in the API)."""
     try:
-        hosts = manager().hosts_for(node)
+        ring = manager().get_ring(_field(node, "driver"),
+                                  _field(node, "conductor_group") or "")
     except exception.NoValidHost:
         return None
-    return hosts[0] if hosts else None
+    return ring.owner(_field(node, "uuid"))
 
 
 def conductor_finder() -> Callable[[Any], str | None]:

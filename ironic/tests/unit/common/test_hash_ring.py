@@ -206,3 +206,9 @@ def test_a_page_finder_names_the_conductor_conductor_for_names(conductors):
                 expected = hash_ring.conductor_for(node)
                 assert find(node) == expected, node
                 assert find(_Obj(**node)) == expected, node
+
+
+def test_a_ring_of_one_host_owns_every_key():
+    ring = hash_ring.HashRing(["only"], 5)
+    assert {ring.owner(key) for key in KEYS} == {"only"}
+    assert all(ring.get_hosts(key) == ["only"] for key in KEYS)
