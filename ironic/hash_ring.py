@@ -19,7 +19,7 @@ import bisect
 import hashlib
 import threading
 import time
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from ironic.common import exception, interface_catalog
 from ironic.conf import CONF
@@ -45,6 +45,18 @@ class HashRing:
         points.sort()
         self._keys = [p for p, _ in points]
         self._owners = [h for _, h in points]
+
+    def owner(self, key: str) -> str | None:
+        """The first of ``get_hosts(key)`` (None for an empty ring),
+        without building the list."""
+        keys = self._keys
+        if not keys:
+            return None
+        if len(self.hosts) == 1:
+            # Every point is its own: no hash needed (one conductor, the
+            # usual all-in-one, is asked this for each node of a list).
+            return self.hosts[0]
+        return self._owners[bisect.bisect(keys, _hash(key)) % len(keys)]
 
     def get_hosts(self, key: str, ignore: Iterable[str] = ()) -> list[str]:
         """Owner first, then replicas, skipping ``ignore``d hosts."""
@@ -200,10 +212,32 @@ def conductor_for(node: Any) -> str | None:
     conductor serves its hardware type and group (the node's ``conductor``
     field in the API)."""
     try:
-        hosts = manager().hosts_for(node)
+        ring = manager().get_ring(_field(node, "driver"),
+                                  _field(node, "conductor_group") or "")
     except exception.NoValidHost:
         return None
-    return hosts[0] if hosts else None
+    return ring.owner(_field(node, "uuid"))
+
+
+def conductor_finder() -> Callable[[Any], str | None]:
+    """``conductor_for`` for the many nodes of one page: the rings are
+    looked up once (lock and expiry check), not once per node."""
+    rings = manager().rings()
+
+    def find(node: Any) -> str | None:
+        group: Any
+        driver: Any
+        uuid: Any
+        if isinstance(node, dict):
+            group, driver, uuid = (node.get("conductor_group"),
+                                   node.get("driver"), node.get("uuid"))
+        else:
+            group, driver, uuid = (_field(node, "conductor_group"),
+                                   _field(node, "driver"),
+                                   _field(node, "uuid"))
+        ring = rings.get(((group or "").lower(), driver))
+        return None if ring is None else ring.owner(uuid)
+    return find
 
 
 def live_catalog() -> interface_catalog.Catalog:

@@ -1,5 +1,6 @@
-"""The two GET shapes a pecan ``RestController`` always routes the same way,
-found without its signature inspections.
+"""The request shapes a pecan ``RestController`` always routes the same
+way (``GET /``, ``GET /<ident>``, ``POST /``), found without its signature
+inspections.
 
 pecan's ``RestController._route`` reads the signature of ``get_one`` or
 ``get_all`` four to five times to route ``GET /collection`` or
@@ -13,6 +14,7 @@ hook asks ``direct_get`` first and hands everything else to pecan::
         return rest_routes.direct_get(self, args, request) or \\
             super()._route(args, request)
 
+(``direct`` also routes ``POST /``, see ``direct_post``.)
 ``direct_get`` answers only where pecan's walk would end at the same
 handler with the same arguments, and None everywhere else (sub-controllers,
 custom actions, ``new``/``edit``/``delete``, ``_method`` overrides, other
@@ -77,3 +79,31 @@ def direct_get(controller: Any, args: list[str],
         return None
     handler = _exposed(controller, "get_one", 1)
     return (handler, args) if handler is not None else None
+
+
+def direct_post(controller: Any, args: list[str],
+                request: Any) -> tuple[Any, list[str]] | None:
+    """``(post, [])`` for ``POST`` of the collection itself (no path
+    segment after it) on ``controller`` where pecan's RestController routes
+    it there; None for anything else.
+
+    With no segment left pecan finds no sub-controller and no custom
+    action, and ends at the exposed ``post`` with no arguments, after four
+    signature inspections. A controller reached through a parent's path
+    (pecan's ``routing_args``) is left to pecan.
+    """
+    if request.method != "POST" or args or "_method" in request.params:
+        return None
+    routing = getattr(request, "pecan", None)
+    if routing and routing.get("routing_args"):
+        return None
+    handler = _exposed(controller, "post", 0)
+    return (handler, []) if handler is not None else None
+
+
+def direct(controller: Any, args: list[str],
+           request: Any) -> tuple[Any, list[str]] | None:
+    """``direct_get`` or ``direct_post``, whichever applies (None: pecan
+    routes the request)."""
+    return direct_get(controller, args, request) or \
+        direct_post(controller, args, request)

@@ -188,17 +188,22 @@ def row_documents(spec: Spec, rows: list[dict], fields: list[str]
     for the page at once), links to the item and its sub-resources, and
     timestamps with their offset."""
     links = api_utils.linker(spec.collection, method.public_url())
-    # {id: UUID}, looked up with a row's id, which may be None
-    related: dict[str, dict[Any, str]] = {
-        name: uuids_for_ids(table, (r.get(spec.sources[name]) for r in rows))
-        for name, table in spec.related.items() if name in fields}
+    # {id: UUID}, looked up with a row's id, which may be None; a row that
+    # carries the UUID already (an item its request just wrote) is not
+    # looked up again.
+    related: dict[str, dict[Any, str]] = {}
+    for name, table in spec.related.items():
+        if name in fields:
+            ids = [r.get(spec.sources[name]) for r in rows if name not in r]
+            related[name] = uuids_for_ids(table, ids) if ids else {}
     out = []
     for row in rows:
         doc: dict[str, Any] = {}
         uuid = row["uuid"]
         for name in fields:
             if name in related:
-                doc[name] = related[name].get(row.get(spec.sources[name]))
+                doc[name] = row[name] if name in row else \
+                    related[name].get(row.get(spec.sources[name]))
             elif name == "links":
                 doc[name] = links(uuid)
             elif name in spec.subresources:
@@ -289,9 +294,10 @@ class CollectionController(rest.RestController):
 
     @pecan.expose()
     def _route(self, args, request):
-        # GET of the collection or of one item skips pecan's signature
-        # walk (see rest_routes); every other request is pecan's to route.
-        return rest_routes.direct_get(self, args, request) or \
+        # GET of the collection or of one item, and POST of the
+        # collection, skip pecan's signature walk (see rest_routes); every
+        # other request is pecan's to route.
+        return rest_routes.direct(self, args, request) or \
             super()._route(args, request)
 
     def _query(self, params: dict[str, Any]) -> Query:

@@ -53,9 +53,10 @@ class NodesController(rest.RestController):
 
     @pecan.expose()
     def _route(self, args, request):
-        # GET of the collection or of one item skips pecan's signature
-        # walk (see rest_routes); every other request is pecan's to route.
-        return rest_routes.direct_get(self, args, request) or \
+        # GET of the collection or of one item, and POST of the
+        # collection, skip pecan's signature walk (see rest_routes); every
+        # other request is pecan's to route.
+        return rest_routes.direct(self, args, request) or \
             super()._route(args, request)
 
     _custom_actions = {"detail": ["GET"]}

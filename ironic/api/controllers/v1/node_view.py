@@ -4,7 +4,8 @@ API documents of a request's microversion, secrets masked."""
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, Container, Sequence
+import operator
+from typing import Any, Callable, Container, NamedTuple, Sequence
 
 from ironic import hash_ring
 from ironic.api import method
@@ -69,13 +70,16 @@ _SUB_LINKS = frozenset({"ports", "portgroups", "states", "volume"})
 
 class _ViewContext:
     """What the renderers of one request share: the public URL's link
-    builder and the related rows of the page."""
+    builder, the related rows of the page and (when a field shows it) the
+    conductor of a node as the hash rings say now."""
 
-    __slots__ = ("links", "rel")
+    __slots__ = ("links", "rel", "conductor_of")
 
-    def __init__(self, url: str, rel: Relations):
+    def __init__(self, url: str, rel: Relations, conductors: bool = False):
         self.links = api_utils.linker("nodes", url)
         self.rel = rel
+        self.conductor_of = hash_ring.conductor_finder() if conductors \
+            else hash_ring.conductor_for
 
 
 def _renderer(name: str, ver: int) -> Callable[[dict, _ViewContext], Any] | None:
@@ -90,7 +94,7 @@ def _renderer(name: str, ver: int) -> Callable[[dict, _ViewContext], Any] | None
     if name in ("provision_state", "target_provision_state"):
         return lambda row, ctx: state_for_version(row.get(name), ver)
     if name in _TIMESTAMPS:
-        return lambda row, ctx: api_utils.iso(row.get(name))
+        return functools.partial(_timestamp, name)
     if name == "chassis_uuid":
         return lambda row, ctx: ctx.rel.chassis.get(row.get("chassis_id"))
     if name == "traits":
@@ -100,28 +104,80 @@ def _renderer(name: str, ver: int) -> Callable[[dict, _ViewContext], Any] | None
     if name in _SUB_LINKS:
         return lambda row, ctx: ctx.links(f"{row['uuid']}/{name}")
     if name == "conductor":
-        return lambda row, ctx: hash_ring.conductor_for(row)
+        return lambda row, ctx: ctx.conductor_of(row)
     if name == "allocation_uuid":
         return lambda row, ctx: ctx.rel.allocations.get(
             row.get("allocation_id"))
     return None
 
 
+def _timestamp(name: str, row: dict, ctx: _ViewContext) -> str | None:
+    # api_utils.iso's common case inline: five per document.
+    value = row.get(name)
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        return value.isoformat() + "+00:00"
+    return api_utils.iso(value)
+
+
+class _ViewPlan(NamedTuple):
+    """How to render one field list at one version."""
+
+    #: Every field in order, each None: a document starts as a copy, so
+    #: its keys come out in the order of the fields whatever fills them.
+    template: dict[str, None]
+    #: Fields shown as stored (a row without the column shows None).
+    plain: tuple[str, ...]
+    #: (field, renderer) of the others.
+    rendered: tuple[tuple[str, Callable[[dict, _ViewContext], Any]], ...]
+
+
 @functools.lru_cache(maxsize=512)
-def _view_plan(fields: tuple[str, ...], ver: int) -> tuple[tuple, ...]:
+def _view_plan(fields: tuple[str, ...], ver: int) -> _ViewPlan:
     # The same few field lists come back on every request; choosing their
     # renderers anew each time cost more than a single node's rendering.
-    return tuple((name, _renderer(name, ver)) for name in fields)
+    renderers = {name: _renderer(name, ver) for name in fields}
+    return _ViewPlan(
+        dict.fromkeys(fields),
+        tuple(name for name, render in renderers.items() if render is None),
+        tuple((name, render) for name, render in renderers.items()
+              if render is not None))
+
+
+@functools.lru_cache(maxsize=512)
+def _picker(names: tuple[str, ...]) -> Callable[[dict], tuple]:
+    """The values of ``names`` in a row, as a tuple, in one C call."""
+    if not names:
+        return lambda row: ()
+    if len(names) == 1:
+        # itemgetter of one key returns the value, not a 1-tuple.
+        return lambda row: (row[names[0]],)
+    return operator.itemgetter(*names)
 
 
 def node_views(rows: list[dict], fields: Sequence[str], ver: int, url: str,
                rel: Relations) -> list[dict]:
-    """The API documents of ``rows``, with only ``fields``."""
+    """The API documents of ``rows`` (mappings of the same columns, as
+    one query returns them), with only ``fields``."""
+    if not rows:
+        return []
     plan = _view_plan(tuple(fields), ver)
-    ctx = _ViewContext(url, rel)
-    return [{name: row.get(name) if render is None else render(row, ctx)
-             for name, render in plan}
-            for row in rows]
+    ctx = _ViewContext(url, rel, "conductor" in plan.template)
+    # The stored fields go in with one C call per row; a row lacks the
+    # columns no field needs, and the fields it lacks stay None.
+    first = rows[0]
+    stored = tuple(name for name in plan.plain if name in first)
+    pick = _picker(stored)
+    template, rendered = plan.template, plan.rendered
+    out = []
+    for row in rows:
+        doc = template.copy()
+        doc.update(zip(stored, pick(row), strict=True))
+        for name, render in rendered:
+            doc[name] = render(row, ctx)
+        out.append(doc)
+    return out
 
 
 def node_view(row: dict, fields: Sequence[str], ver: int, url: str,

@@ -95,7 +95,7 @@ def _check_name(name: Any) -> None:
         raise exception.InvalidName(name=name)
 
 
-def _node_ref(doc: dict, ver: int):
+def _node_ref(doc: dict, ver: int) -> resource.NodeRef:
     ident = doc.get("node_name") or doc.get("node_uuid")
     if ident is None:
         raise exception.MissingParameterValue(
@@ -142,8 +142,10 @@ def _check_membership(pg: Portgroup, values: dict,
 
 
 def _validate(doc: dict, ver: int, port_id: int | None = None,
-              changed: set[str] | None = None) -> dict:
-    """Check a whole port document and turn it into column values.
+              changed: set[str] | None = None
+              ) -> tuple[dict, resource.NodeRef]:
+    """Check a whole port document and turn it into column values; with
+    the node it names, as read for the rest of the request.
 
     ``changed`` (on PATCH) names the fields the patch touched; the others
     keep their stored values even if this version could not set them.
@@ -156,7 +158,8 @@ def _validate(doc: dict, ver: int, port_id: int | None = None,
         if not utils.is_uuid_like(doc["uuid"]):
             raise exception.InvalidUUID(uuid=doc["uuid"])
         values["uuid"] = utils.normalize_uuid(doc["uuid"])
-    values["node_id"] = _node_ref(doc, ver).id
+    node = _node_ref(doc, ver)
+    values["node_id"] = node.id
     for key in ("pxe_enabled", "is_smartnic"):
         if doc.get(key) is not None:
             values[key] = resource.as_bool(doc[key], key)
@@ -176,7 +179,7 @@ def _validate(doc: dict, ver: int, port_id: int | None = None,
     values["portgroup_id"] = pg.id if pg else None
     if pg is not None:
         _check_membership(pg, values, port_id)
-    return values
+    return values, node
 
 
 def _check_no_null_flag(patch: Any) -> None:
@@ -275,16 +278,17 @@ def _list_scope(q: descriptor.Query) -> descriptor.Criteria:
 
 # --- items ------------------------------------------------------------------
 
-def _create(body: dict, ver: int) -> Port:
+def _create(body: dict, ver: int) -> resource.Created:
     names = dict(body)
     if features.PORT_NODE_NAME.available(ver):
         names.pop("node_name", None)
     resource.check_body(SPEC, names, _CREATABLE, ver)
-    port = Port(**_validate(body, ver))
-    resource.authorize_for_node("baremetal:port:create", port.node_id)
-    resource.check_unlocked(port.node_id)
+    values, node = _validate(body, ver)
+    port = Port(**values)
+    resource.authorize_for_node("baremetal:port:create", node)
+    resource.check_unlocked(node)
     port.create()
-    return port
+    return resource.Created(port, node.uuid)
 
 
 def _update(port: Port, patch: list, ver: int) -> Port:
@@ -292,9 +296,10 @@ def _update(port: Port, patch: list, ver: int) -> Port:
     doc, changed = resource.patch_values(
         SPEC, port, patch, ver=ver, patchable=_PATCHABLE,
         required=("address", "node_uuid"))
-    values = _validate({k: v for k, v in doc.items() if v is not None},
-                       ver, port.id, changed)
-    resource.check_unlocked(port.node_id, values["node_id"])
+    values, node = _validate(
+        {k: v for k, v in doc.items() if v is not None}, ver, port.id,
+        changed)
+    resource.check_unlocked(port.node_id, node)
     return resource.save_changed(SPEC, port, changed, values)
 
 
@@ -327,7 +332,7 @@ SPEC = descriptor.Spec(
     list_scope=_list_scope,
     fetch=collection.object_fetch(
         Port, lambda marker: exception.PortNotFound(port=marker)),
-    row=lambda port: dict(port.as_dict(), id=port.id),
+    row=resource.item_row,
     item=lambda ident, verb: _authorized(ident, f"baremetal:port:{verb}"),
     create=_create, update=_update, delete=_delete,
     refuse_nested=collection.list_only)

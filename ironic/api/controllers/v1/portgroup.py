@@ -31,8 +31,9 @@ _PORTGROUP_SCHEMA: dict[str, Any] = schemas.body(
     FIELDS, required=["node_uuid"])
 
 
-def _validate(doc: dict) -> dict:
-    """Check a whole port group document and turn it into column values."""
+def _validate(doc: dict) -> tuple[dict, resource.NodeRef]:
+    """Check a whole port group document and turn it into column values;
+    with the node it names, as read for the rest of the request."""
     api_utils.validate(_PORTGROUP_SCHEMA, doc, "portgroup")
     values = {k: v for k, v in doc.items() if k != "node_uuid"}
     if doc.get("uuid") is not None:
@@ -44,8 +45,8 @@ def _validate(doc: dict) -> dict:
         raise exception.InvalidName(name=name)
     if doc.get("address") is not None:
         values["address"] = resource.normalize_mac(doc["address"])
-    values["node_id"] = resource.node_for_body(
-        doc["node_uuid"], allow_name=False).id
+    node = resource.node_for_body(doc["node_uuid"], allow_name=False)
+    values["node_id"] = node.id
     sps = doc.get("standalone_ports_supported")
     values["standalone_ports_supported"] = True if sps is None else \
         resource.as_bool(sps, "standalone_ports_supported")
@@ -53,7 +54,7 @@ def _validate(doc: dict) -> dict:
     for key in ("extra", "properties"):
         if values.get(key) is None:
             values[key] = {}
-    return values
+    return values, node
 
 
 def _member_ports(pg_id: int) -> list[dict]:
@@ -106,22 +107,24 @@ def _list_scope(q: descriptor.Query) -> descriptor.Criteria:
     return conds
 
 
-def _create(body: dict, ver: int) -> Portgroup:
+def _create(body: dict, ver: int) -> resource.Created:
     resource.check_body(SPEC, body, _CREATABLE, ver)
-    pg = Portgroup(**_validate(body))
-    resource.authorize_for_node("baremetal:portgroup:create", pg.node_id)
-    resource.check_unlocked(pg.node_id)
+    values, node = _validate(body)
+    pg = Portgroup(**values)
+    resource.authorize_for_node("baremetal:portgroup:create", node)
+    resource.check_unlocked(node)
     pg.create()
-    return pg
+    return resource.Created(pg, node.uuid)
 
 
 def _update(pg: Portgroup, patch: list, ver: int) -> Portgroup:
     doc, changed = resource.patch_values(
         SPEC, pg, patch, ver=ver, patchable=_PATCHABLE,
         required=("node_uuid",))
-    values = _validate({k: v for k, v in doc.items() if v is not None})
+    values, node = _validate(
+        {k: v for k, v in doc.items() if v is not None})
     _check_update(pg, values, changed)
-    resource.check_unlocked(pg.node_id, values["node_id"])
+    resource.check_unlocked(pg.node_id, node)
     return resource.save_changed(SPEC, pg, changed, values)
 
 
@@ -163,7 +166,7 @@ SPEC = descriptor.Spec(
     fetch=collection.object_fetch(
         Portgroup,
         lambda marker: exception.PortgroupNotFound(portgroup=marker)),
-    row=lambda pg: dict(pg.as_dict(), id=pg.id),
+    row=resource.item_row,
     item=lambda ident, verb: _authorized(ident,
                                          f"baremetal:portgroup:{verb}"),
     create=_create, update=_update, delete=_delete,

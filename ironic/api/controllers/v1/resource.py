@@ -73,17 +73,26 @@ def normalize_mac(value: Any, what: str = "address") -> str:
 
 
 class NodeRef(NamedTuple):
-    """What a port or port group needs of its node: no JSON columns."""
+    """What a port or port group needs of its node: no JSON columns.
+
+    One read serves a whole write: the node the body names, its projects
+    for the policy and its lock (``authorize_for_node``, ``check_unlocked``
+    take the reference instead of reading the node again).
+    """
 
     id: int
     uuid: str
     reservation: str | None
+    owner: str | None
+    lessee: str | None
+
+
+_REF_COLUMNS = list(NodeRef._fields)
 
 
 def _node_refs(*criteria: tuple[str, Any]) -> list[NodeRef]:
-    rows = node_obj.list_rows(criteria, columns=["id", "uuid",
-                                                 "reservation"])
-    return [NodeRef(r["id"], r["uuid"], r["reservation"]) for r in rows]
+    rows = node_obj.list_rows(criteria, columns=_REF_COLUMNS)
+    return [NodeRef(*(r[c] for c in _REF_COLUMNS)) for r in rows]
 
 
 def node_for_body(ident: Any, *, allow_name: bool) -> NodeRef:
@@ -95,12 +104,15 @@ def node_for_body(ident: Any, *, allow_name: bool) -> NodeRef:
         if allow_name:
             raise exception.InvalidUuidOrName(name=ident)
         raise exception.InvalidUUID(uuid=ident)
-    found = _node_refs(("uuid", utils.normalize_uuid(ident))
-                       if utils.is_uuid_like(ident) else ("name", ident))
-    if not found:
+    try:
+        # The node read as a GET reads it (one prepared statement), its
+        # plain columns as stored.
+        snap = Node.snapshot(utils.normalize_uuid(ident)
+                             if utils.is_uuid_like(ident) else ident)
+    except exception.NodeNotFound:
         raise exception.InvalidParameterValue(
-            err=str(exception.NodeNotFound(node=ident)))
-    return found[0]
+            err=str(exception.NodeNotFound(node=ident))) from None
+    return NodeRef(*(snap.column(c) for c in _REF_COLUMNS))
 
 
 def find_node(ident: str, ver: int):
@@ -114,13 +126,19 @@ def find_node(ident: str, ver: int):
     raise exception.NodeNotFound(node=ident)
 
 
-def check_unlocked(*node_ids: int) -> None:
+def check_unlocked(*nodes: NodeRef | int) -> None:
     """409 when a conductor holds the lock of one of these nodes.
 
     Ports and portgroups describe the node's wiring; the conductor working
-    on a locked node relies on it staying as it is.
+    on a locked node relies on it staying as it is. A ``NodeRef`` is
+    checked as this request read it; a node id not among them is read.
     """
-    for node in _node_refs(("ids", list(set(node_ids)))):
+    refs = {n.id: n for n in nodes if isinstance(n, NodeRef)}
+    unread = {n for n in nodes if not isinstance(n, NodeRef)} - set(refs)
+    if unread:
+        refs.update((n.id, n) for n in _node_refs(("ids", list(unread))))
+    # In id order, as the nodes' list would name the first locked one.
+    for _, node in sorted(refs.items()):
         if node.reservation:
             raise exception.NodeLocked(node=node.uuid,
                                        host=node.reservation)
@@ -128,10 +146,12 @@ def check_unlocked(*node_ids: int) -> None:
 
 # --- items that belong to a node: ports, port groups, volumes ---------------
 
-def _node_target(node_id: int | None) -> dict[str, str]:
-    if node_id is None:
+def _node_target(node: NodeRef | int | None) -> dict[str, str]:
+    if isinstance(node, NodeRef):
+        return policy.node_target(node)
+    if node is None:
         return {}
-    rows = node_obj.list_rows([("id", node_id)],
+    rows = node_obj.list_rows([("id", node)],
                               columns=["id", "owner", "lessee"])
     if not rows:
         return {}
@@ -155,10 +175,14 @@ def check_node_item(kind: str, rule: str, node_id: int | None,
     policy.authorize(rule, ctx, target)
 
 
-def authorize_for_node(rule: str, node_id: int | None) -> None:
-    """403 unless the caller may do ``rule`` with the node ``node_id``
-    as the target (creating an item for it)."""
-    policy.authorize(rule, method.context(), _node_target(node_id))
+def authorize_for_node(rule: str, node: NodeRef | int | None) -> None:
+    """403 unless the caller may do ``rule`` with the node (as read, or
+    its id) as the target (creating an item for it)."""
+    ctx = method.context()
+    if not policy.enforced(ctx):
+        # No rule applies (policy.authorize would pass): no read either.
+        return
+    policy.authorize(rule, ctx, _node_target(node))
 
 
 def project_filter(kind: str) -> list[tuple[str, Any]]:
@@ -172,6 +196,26 @@ def project_filter(kind: str) -> list[tuple[str, Any]]:
     if project is None:
         return []
     return [("node.project", project)]
+
+
+class Created(NamedTuple):
+    """An item of a node (port, port group) this request created, with
+    the node's UUID as the request read it: the answer's ``node_uuid``
+    needs no lookup (see ``collection.row_documents``)."""
+
+    item: Any
+    node_uuid: str
+
+    @property
+    def uuid(self) -> str:
+        return self.item.uuid
+
+
+def item_row(item: Any) -> dict[str, Any]:
+    """``Spec.row`` of an item object, or of a ``Created`` one."""
+    if isinstance(item, Created):
+        return dict(item_row(item.item), node_uuid=item.node_uuid)
+    return dict(item.as_dict(), id=item.id)
 
 
 def save_changed(spec: Spec, obj: Any, changed: Iterable[str],

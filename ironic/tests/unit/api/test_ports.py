@@ -1,5 +1,9 @@
 """Ports through the WSGI application."""
 
+import functools
+import inspect
+import re
+
 import pytest
 
 from ironic.tests.fixtures import error_message
@@ -413,3 +417,134 @@ def test_port_names_are_unique_and_node_name_key(api, newest):
         "name": "1be26c0b-03f2-4d2e-ae87-c02d7f33c123"}, version=newest)
     assert uuid_name.status_int == 400
     assert len(_ports(api)) == 2
+
+
+def test_moving_a_port_onto_a_locked_node_is_409(api):
+    from ironic.db import api as db_api
+    node, other = _node(api), _node(api)
+    port = _port(api, node)
+    dbapi = db_api.get_instance()
+    dbapi.update_node(dbapi.get_node_by_uuid(other["uuid"]).id,
+                      {"reservation": "conductor-2"})
+    moved = api.patch(f"/v1/ports/{port['uuid']}",
+                      [{"op": "replace", "path": "/node_uuid",
+                        "value": other["uuid"]}])
+    assert moved.status_int == 409
+    assert "conductor-2" in error_message(moved)
+    assert api.get(f"/v1/ports/{port['uuid']}").json["node_uuid"] == \
+        node["uuid"]
+
+
+@pytest.fixture
+def db_calls(monkeypatch):
+    """The database API calls the service makes (the outermost ones, not
+    those one call makes of another), as (name, arguments)."""
+    from ironic.db.sqlalchemy import api as sa_api
+
+    calls: list[tuple[str, tuple]] = []
+    depth = [0]
+
+    def spy(name, func):
+        @functools.wraps(func)
+        def call(self, *args, **kwargs):
+            if not depth[0]:
+                calls.append((name, args))
+            depth[0] += 1
+            try:
+                return func(self, *args, **kwargs)
+            finally:
+                depth[0] -= 1
+        return call
+
+    for name in dir(sa_api.Connection):
+        func = inspect.getattr_static(sa_api.Connection, name)
+        if not name.startswith("_") and inspect.isfunction(func):
+            monkeypatch.setattr(sa_api.Connection, name, spy(name, func))
+    return calls
+
+
+def _node_reads(calls: list[tuple[str, tuple]]) -> list[str]:
+    return [name for name, args in calls
+            if re.match(r"(get|fetch)_nodes?_", name) or
+            (name == "uuids_for_ids" and args[:1] == ("node",))]
+
+
+def test_a_port_create_reads_its_node_once(api, db_calls):
+    # The node the body names, its projects (policy) and its lock come
+    # from one read; the answer's node_uuid from that read too.
+    node = _node(api, name="once")
+    db_calls.clear()
+    port = _port(api, node)
+    assert port["node_uuid"] == node["uuid"]
+    assert _node_reads(db_calls) == ["fetch_node_with_traits"], db_calls
+    assert [name for name, _ in db_calls].count("create_port") == 1
+    db_calls.clear()
+    by_name = api.post("/v1/ports", {"node_name": "once",
+                                     "address": "52:54:00:00:00:31"},
+                       version="1.110")
+    assert by_name.status_int == 201, by_name.body
+    assert by_name.json["node_uuid"] == node["uuid"]
+    assert _node_reads(db_calls) == ["fetch_node_with_traits"], db_calls
+    # The answer is the port's document as a GET shows it.
+    assert api.get(f"/v1/ports/{port['uuid']}").json == port
+
+
+def test_a_portgroup_create_reads_its_node_once(api, db_calls):
+    node = _node(api)
+    db_calls.clear()
+    resp = api.post("/v1/portgroups", {"node_uuid": node["uuid"]},
+                    version="1.23")
+    assert resp.status_int == 201, resp.body
+    assert resp.json["node_uuid"] == node["uuid"]
+    assert _node_reads(db_calls) == ["fetch_node_with_traits"], db_calls
+
+
+def test_a_port_for_a_missing_node_is_400(api):
+    missing = "1be26c0b-03f2-4d2e-ae87-c02d7f33c123"
+    for body in ({"node_uuid": missing}, {"node_uuid": missing.upper()},
+                 {"node_name": "nowhere"}):
+        resp = api.post("/v1/ports", {"address": "52:54:00:00:00:51",
+                                      **body}, version="1.110")
+        assert resp.status_int == 400, resp.body
+        ident = body.get("node_uuid") or body["node_name"]
+        assert f"Node {ident} could not be found" in error_message(resp)
+
+
+def test_port_create_follows_the_node_projects(database, config,
+                                               monkeypatch):
+    # With rules enforced, the node read once still decides: a project's
+    # admin wires its own node, not another project's.
+    from keystonemiddleware import auth_token
+
+    from ironic.api import app as api_app
+    from ironic.common import policy
+    from ironic.conf import CONF
+    from ironic.tests import fixtures as ifx
+    for group, opts in auth_token.list_opts():
+        CONF.register_opts(opts, group=group)
+    config(auth_strategy="keystone")
+    policy.reset()
+    monkeypatch.setattr(auth_token, "AuthProtocol", lambda app, _conf: app)
+    ifx.register_test_conductor()
+    try:
+        client = ifx.ApiClient(api_app.setup_app())
+        system = {"X-Roles": "admin,member,reader",
+                  "OpenStack-System-Scope": "all"}
+        p1_admin = {"X-Roles": "admin,member,reader", "X-Project-Id": "p1"}
+        mine = client.post("/v1/nodes", {"driver": "fake-hardware",
+                                         "owner": "p1"},
+                           headers=system, version="1.50").json
+        theirs = client.post("/v1/nodes", {"driver": "fake-hardware",
+                                           "owner": "p2"},
+                             headers=system, version="1.50").json
+        ok = client.post("/v1/ports", {"node_uuid": mine["uuid"],
+                                       "address": "52:54:00:00:00:41"},
+                         headers=p1_admin)
+        assert ok.status_int == 201, ok.body
+        refused = client.post("/v1/ports", {"node_uuid": theirs["uuid"],
+                                            "address": "52:54:00:00:00:42"},
+                              headers=p1_admin)
+        assert refused.status_int == 403, refused.body
+        assert "baremetal:port:create" in ifx.error_message(refused)
+    finally:
+        policy.reset()

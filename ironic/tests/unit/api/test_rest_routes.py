@@ -1,5 +1,6 @@
-"""``rest_routes.direct_get`` routes only where pecan's RestController
-would route the same way: the same answers with and without it."""
+"""``rest_routes.direct_get`` and ``direct_post`` route only where pecan's
+RestController would route the same way: the same answers with and
+without them."""
 
 from __future__ import annotations
 
@@ -62,23 +63,52 @@ class _TwoArgs(_Items):
         return {"handler": "get_one2", "ident": ident}
 
 
+class _Posting(_Items):
+    """A collection taking POSTs, with a sub-collection that does too."""
+
+    sub = _Sub()
+
+    @pecan.expose("json")
+    def post(self, **kw):
+        return {"handler": "post", "kw": kw}
+
+    @pecan.expose()
+    def _lookup(self, ident, *remainder):
+        if ident == "found":
+            return _direct(_Posting)(), list(remainder)
+        pecan.abort(404)
+
+
+class _PostingTwo(_Posting):
+    """``post`` taking a positional: pecan routes ``POST /`` to it still."""
+
+    @pecan.expose("json")
+    def post(self, ident=None, **kw):
+        return {"handler": "post2", "ident": ident}
+
+
 def _direct(base):
     class Direct(base):
         @pecan.expose()
         def _route(self, args, request):
-            return rest_routes.direct_get(self, args, request) or \
+            return rest_routes.direct(self, args, request) or \
                 super()._route(args, request)
     return Direct
 
 
 class _Root:
-    def __init__(self, items, two):
+    def __init__(self, items, two, posting, posting_two):
         self.items = items
         self.two = two
+        self.posting = posting
+        self.posting_two = posting_two
 
 
-_PLAIN = pecan.make_app(_Root(_Items(), _TwoArgs()))
-_DIRECT = pecan.make_app(_Root(_direct(_Items)(), _direct(_TwoArgs)()))
+_PLAIN = pecan.make_app(_Root(_Items(), _TwoArgs(), _Posting(),
+                              _PostingTwo()))
+_DIRECT = pecan.make_app(_Root(
+    _direct(_Items)(), _direct(_TwoArgs)(), _direct(_Posting)(),
+    _direct(_PostingTwo)()))
 
 # Not "/__class__" and the like: pecan fails on those either way (the API
 # answers them 404 before pecan, see ironic.api.middleware.paths).
@@ -86,7 +116,7 @@ _PATHS = ["", "/", "/abc", "/abc/", "/detail", "/summary", "/new",
           "/edit", "/delete", "/sub", "/sub/", "/found", "/found/x",
           "/abc/delete", "/get_one", "/abc/sub"]
 _QUERIES = ["", "?a=1", "?_method=delete", "?_method=put"]
-_METHODS = ["GET", "HEAD", "POST", "DELETE"]
+_METHODS = ["GET", "HEAD", "POST", "DELETE", "PUT"]
 
 
 def _answer(app, method, url):
@@ -97,7 +127,8 @@ def _answer(app, method, url):
     return resp.status_int, resp.headers.get("Allow"), resp.body
 
 
-@pytest.mark.parametrize("collection", ["items", "two"])
+@pytest.mark.parametrize("collection",
+                         ["items", "two", "posting", "posting_two"])
 def test_same_answers_as_pecan(collection):
     for method, path, query in itertools.product(_METHODS, _PATHS,
                                                  _QUERIES):
@@ -134,3 +165,29 @@ def test_leaves_everything_else_to_pecan(args, request_):
 
 def test_leaves_handlers_of_other_signatures_to_pecan():
     assert rest_routes.direct_get(_TwoArgs(), ["abc"], _Request()) is None
+
+
+def test_routes_post_of_the_collection_directly():
+    posting = _Posting()
+    assert rest_routes.direct_post(posting, [], _Request("POST")) == \
+        (posting.post, [])
+    assert rest_routes.direct(posting, [], _Request("POST")) == \
+        (posting.post, [])
+
+
+@pytest.mark.parametrize("controller,args,request_", [
+    (_Posting(), [""], _Request("POST")),
+    (_Posting(), ["abc"], _Request("POST")),
+    (_Posting(), [], _Request("PUT")),
+    (_Posting(), [], _Request("POST", {"_method": "put"})),
+    (_PostingTwo(), [], _Request("POST")),  # another signature
+    (_Items(), [], _Request("POST")),  # no post: pecan's 405
+])
+def test_leaves_other_posts_to_pecan(controller, args, request_):
+    assert rest_routes.direct_post(controller, args, request_) is None
+
+
+def test_leaves_posts_below_a_parent_item_to_pecan():
+    request_ = _Request("POST")
+    request_.pecan = {"routing_args": ["abc"]}
+    assert rest_routes.direct_post(_Posting(), [], request_) is None

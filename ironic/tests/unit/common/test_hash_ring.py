@@ -182,3 +182,33 @@ def test_a_suspect_is_out_of_the_rings_until_it_heartbeats(conductors):
             models.Conductor.hostname == "c2").values(updated_at=later))
     mgr.reset()
     assert mgr.get_ring("fake-hardware").hosts == ["c1", "c2"]
+
+
+def test_owner_is_the_first_host_of_any_ring():
+    for ring in (hash_ring.HashRing(["a", "b", "c"], 5),
+                 hash_ring.HashRing(["a", "b"], 5, replicas=2)):
+        for key in KEYS:
+            assert ring.owner(key) == ring.get_hosts(key)[0]
+    assert hash_ring.HashRing([]).owner(KEYS[0]) is None
+
+
+def test_a_page_finder_names_the_conductor_conductor_for_names(conductors):
+    class _Obj:
+        def __init__(self, **kw):
+            self.__dict__.update(kw)
+
+    find = hash_ring.conductor_finder()
+    for key in KEYS:
+        for driver in ("fake-hardware", "ipmi", "redfish", None):
+            for group in ("", None, "rack1", "RACK1", "nowhere"):
+                node = {"uuid": key, "driver": driver,
+                        "conductor_group": group}
+                expected = hash_ring.conductor_for(node)
+                assert find(node) == expected, node
+                assert find(_Obj(**node)) == expected, node
+
+
+def test_a_ring_of_one_host_owns_every_key():
+    ring = hash_ring.HashRing(["only"], 5)
+    assert {ring.owner(key) for key in KEYS} == {"only"}
+    assert all(ring.get_hosts(key) == ["only"] for key in KEYS)
