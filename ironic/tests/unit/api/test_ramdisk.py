@@ -278,6 +278,29 @@ def test_heartbeat_is_recorded(env):
     assert Node.get(node.uuid).reservation is None
 
 
+def test_heartbeat_reads_the_node_once(env, config, monkeypatch):
+    """The API's read of the node goes to the conductor with the
+    heartbeat (RPC 1.11), which records it without reading it again
+    (a node at rest: nothing but the record happens)."""
+    config("api", restrict_lookup=False)
+    node = _node(state=states.MANAGEABLE)
+    token = _issue(env, node)
+    dbapi = db_api.get_instance()
+    reads = []
+    get = dbapi.get_node_by_uuid
+
+    def get_node_by_uuid(node_uuid):
+        reads.append(node_uuid)
+        return get(node_uuid)
+
+    monkeypatch.setattr(dbapi, "get_node_by_uuid", get_node_by_uuid)
+    assert _heartbeat(env, node.uuid, agent_token=token).status_int == 202
+    assert reads == [node.uuid]
+    monkeypatch.undo()
+    assert Node.get(node.uuid).driver_internal_info["agent_url"] == \
+        CALLBACK
+
+
 def test_heartbeat_by_name(env):
     node = _node(name="ramdisk-node")
     token = _issue(env, node)
