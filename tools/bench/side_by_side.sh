@@ -79,8 +79,11 @@ fresh() {
         write_config "$who"
         rm -f "$DIR/$who"/ironic.sqlite*
     done
-    "$REAL/bin/ironic-dbsync" --config-file "$DIR/real/ironic.conf" \
-        create_schema > "$DIR/real/dbsync.log" 2>&1
+    # The real Ironic imports its own package, whatever the caller has on
+    # PYTHONPATH (start() clears it too).
+    PYTHONPATH= "$REAL/bin/ironic-dbsync" \
+        --config-file "$DIR/real/ironic.conf" create_schema \
+        > "$DIR/real/dbsync.log" 2>&1
     for who in ours${BEFORE_TREE:+ before}; do
         (cd "$DIR" && PYTHONPATH=${TREE[$who]} "$OURS/bin/ironic-dbsync" \
             --config-file "$DIR/$who/ironic.conf" upgrade \
