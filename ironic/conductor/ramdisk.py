@@ -115,7 +115,10 @@ def _idle_node(node_id: str, seen: dict[str, Any] | None) -> Node | None:
     sent that, else as read now; None when there is no such node."""
     if seen is not None and seen.get("uuid") == node_id and \
             set(seen) >= set(IDLE_FIELDS):
-        return Node.as_read_elsewhere(seen)
+        # Only these: a newer caller may send more than this conductor
+        # knows of.
+        return Node.as_read_elsewhere({name: seen[name]
+                                       for name in IDLE_FIELDS})
     try:
         return Node.get(node_id)
     except exception.NotFound:

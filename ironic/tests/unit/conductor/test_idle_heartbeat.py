@@ -525,3 +525,15 @@ def test_a_node_read_elsewhere_has_only_those_fields(mgr):
         seen.instance_info  # noqa: B018 - never read, so not there
     with pytest.raises(ValueError):
         Node.as_read_elsewhere({"uuid": node.uuid, "bogus": 1})
+
+
+def test_fields_beyond_the_idle_ones_are_left_out(mgr, locks, reads):
+    node, token = _with_token(mgr)
+    fields = dict(ramdisk.idle_fields(node), from_a_newer_api="x",
+                  instance_info={"not": "needed"})
+    reads.clear()
+    mgr.heartbeat({}, node.uuid, URL, "1", token, node_fields=fields)
+    assert mgr.pool.wait_idle(10)
+    assert reads == []
+    assert locks == {"reserved": [], "spawned": []}
+    assert Node.get(node.uuid).driver_internal_info["agent_url"] == URL
