@@ -18,6 +18,9 @@ RPC API history (bump the minor for additions, keep old calls working):
     1.8 - attach_virtual_media, detach_virtual_media
     1.9 - get_virtual_media
     1.10 - discover_node (auto-discovery)
+    1.11 - heartbeat takes node_fields: the node as the API read it, which
+           the conductor decides on instead of reading it again (a 1.7
+           call, without them, is answered as before)
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ from ironic.objects.allocation import Allocation
 
 LOG = logging.getLogger(__name__)
 
-RPC_API_VERSION = "1.10"
+RPC_API_VERSION = "1.11"
 
 
 def _context(value: Any) -> ctx_mod.RequestContext:
@@ -254,12 +257,14 @@ class ConductorManager:
 
     def heartbeat(self, context, node_id, callback_url, agent_version=None,
                   agent_token=None, agent_verify_ca=None, agent_status=None,
-                  agent_status_message=None):
+                  agent_status_message=None, node_fields=None):
         # Most heartbeats only say the agent is alive: recorded with one
         # conditional UPDATE, no lock, when nothing else would happen.
+        # ``node_fields`` (1.11): the node as the API read it, so that it
+        # is not read again here.
         if ramdisk.record_idle_heartbeat(node_id, callback_url,
                                          agent_version, agent_token,
-                                         agent_verify_ca):
+                                         agent_verify_ca, node_fields):
             return
         # Heartbeats repeat: a locked node answers 409 at once and the
         # agent tries again, rather than holding an RPC thread waiting.

@@ -9,7 +9,10 @@ interface that waits for the agent, which may resume steps.
 with the heartbeat, the same checks pass and the record is all there is to
 write, it is written with one UPDATE conditional on the node being unlocked
 and unchanged, without the lock and the worker; anything else goes the
-locked way.
+locked way. It decides on the node as the API read it when the API sends
+that along (``IDLE_FIELDS``, RPC 1.11): the conditional UPDATE then
+checks that the node is still as the API saw it, and the conductor does
+not read it again.
 """
 
 from __future__ import annotations
@@ -83,16 +86,50 @@ def heartbeat(task: Task, callback_url: str, agent_version: str | None,
 
 
 #: What the idle path's decision rests on: a heartbeat is recorded
-#: without the lock only while every one of these is as it was read.
-_IDLE_GUARD = ("driver_internal_info", "provision_state", "maintenance",
-               "driver", *(interfaces.FIELDS[kind]
-                           for kind in ("deploy", "inspect", "rescue")))
+#: without the lock only while every one of these is as it was read (the
+#: UUID too: the row written is the one that was read, whoever read it).
+_IDLE_GUARD = ("uuid", "driver_internal_info", "provision_state",
+               "maintenance", "driver",
+               *(interfaces.FIELDS[kind]
+                 for kind in ("deploy", "inspect", "rescue")))
+
+#: The node fields the idle path reads: the API sends them with a
+#: heartbeat as it read them (RPC 1.11). Every interface is there because
+#: the driver is built from all of them.
+IDLE_FIELDS = ("id", "reservation", *_IDLE_GUARD,
+               *(field for field in interfaces.FIELDS.values()
+                 if field not in _IDLE_GUARD))
+
+
+def idle_fields(node: Any) -> dict[str, Any] | None:
+    """``IDLE_FIELDS`` of a node object as plain JSON; None when ``node``
+    does not have them all (the conductor then reads the node)."""
+    try:
+        return {name: getattr(node, name) for name in IDLE_FIELDS}
+    except AttributeError:
+        return None
+
+
+def _idle_node(node_id: str, seen: dict[str, Any] | None) -> Node | None:
+    """The node the idle path decides on: as the caller read it when it
+    sent that, else as read now; None when there is no such node."""
+    if seen is not None and seen.get("uuid") == node_id and \
+            set(seen) >= set(IDLE_FIELDS):
+        # Only these: a newer caller may send more than this conductor
+        # knows of.
+        return Node.as_read_elsewhere({name: seen[name]
+                                       for name in IDLE_FIELDS})
+    try:
+        return Node.get(node_id)
+    except exception.NotFound:
+        return None
 
 
 def record_idle_heartbeat(node_id: str, callback_url: str,
                           agent_version: str | None,
                           agent_token_value: str | None,
-                          agent_verify_ca: str | None) -> bool:
+                          agent_verify_ca: str | None,
+                          seen: dict[str, Any] | None = None) -> bool:
     """Record a heartbeat that nothing waits for, without the node's lock.
 
     When the interface the heartbeat belongs to would do nothing with it
@@ -105,10 +142,15 @@ def record_idle_heartbeat(node_id: str, callback_url: str,
     new certificate to store, an interface that acts - and the caller then
     takes the locked path (``heartbeat``), which gives today's answer,
     errors included.
+
+    ``seen``: the node's ``IDLE_FIELDS`` as the caller (the API) read
+    them; the decision is taken on them and the UPDATE applies only while
+    the node is still so, which spares reading it here. Data the node no
+    longer matches only sends the heartbeat down the locked path, which
+    reads the node anew.
     """
-    try:
-        node = Node.get(node_id)
-    except exception.NotFound:
+    node = _idle_node(node_id, seen)
+    if node is None:
         return False
     info = node.driver_internal_info or {}
     if node.reservation is not None or \

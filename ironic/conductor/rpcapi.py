@@ -13,6 +13,7 @@ from typing import Any
 
 from ironic import hash_ring
 from ironic.common import exception, rpc
+from ironic.conductor import ramdisk
 from ironic.conductor.manager import RPC_API_VERSION
 from ironic.conf import CONF
 
@@ -248,7 +249,14 @@ class ConductorAPI:
     def heartbeat(self, context, node, callback_url, agent_version=None,
                   agent_token=None, agent_verify_ca=None, agent_status=None,
                   agent_status_message=None):
-        return self._call(context, node, "heartbeat", version="1.7",
+        """Hand an agent's heartbeat to the node's conductor.
+
+        ``node`` is the node as the caller read it; its fields the
+        conductor decides an idle heartbeat on go along (1.11,
+        ``ramdisk.IDLE_FIELDS``), so that it need not read them again.
+        """
+        return self._call(context, node, "heartbeat", version="1.11",
+                          node_fields=ramdisk.idle_fields(node),
                           callback_url=callback_url,
                           agent_version=agent_version,
                           agent_token=agent_token,

@@ -166,6 +166,25 @@ class Node(IronicObject):
         return node
 
     @classmethod
+    def as_read_elsewhere(cls, values: dict[str, Any]) -> Node:
+        """The node as another service read it (e.g. the API, for a
+        conductor): only the fields in ``values``, nothing read here.
+
+        A field not given is absent (reading it raises AttributeError)
+        rather than defaulted, so that no decision is taken on a value
+        nobody read. Whoever writes with it must make the write
+        conditional on what was read (``update_if_unreserved``).
+        """
+        unknown = set(values) - set(cls.fields) - {"id"}
+        if unknown:
+            raise ValueError(f"not node fields: {', '.join(sorted(unknown))}")
+        node = cls.__new__(cls)
+        node.__dict__.update(values)
+        node.__dict__.setdefault("id", None)
+        node.__dict__["_changed"] = set()
+        return node
+
+    @classmethod
     def list_by_ids(cls, ids: Iterable[int]) -> list[Node]:
         """The nodes with these database ids (whole rows, one query,
         without traits), by id."""

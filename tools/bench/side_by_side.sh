@@ -40,42 +40,12 @@ declare -A TREE=([ours]=$ROOT [real]= [before]=$BEFORE_TREE)
 SERVICES="ours real${BEFORE_TREE:+ before}"
 
 write_config() {
+    # One configuration for every benchmark: tools/bench/ironic.conf.in.
     local who=$1
     mkdir -p "$DIR/$who"
-    cat > "$DIR/$who/ironic.conf" <<EOF
-[DEFAULT]
-host = $who-host
-state_path = $DIR/$who
-rpc_transport = none
-auth_strategy = noauth
-enabled_hardware_types = fake-hardware,ipmi,redfish
-enabled_boot_interfaces = fake,pxe,redfish-virtual-media
-enabled_deploy_interfaces = fake,direct,ramdisk
-enabled_power_interfaces = fake,ipmitool,redfish
-enabled_management_interfaces = fake,ipmitool,redfish,noop
-enabled_inspect_interfaces = fake,no-inspect,agent,redfish
-enabled_bios_interfaces = fake,no-bios,redfish
-enabled_console_interfaces = fake,no-console
-enabled_raid_interfaces = fake,no-raid,agent,redfish
-enabled_rescue_interfaces = fake,no-rescue,agent
-enabled_vendor_interfaces = fake,no-vendor,ipmitool,redfish
-enabled_firmware_interfaces = fake,no-firmware,redfish
-enabled_storage_interfaces = noop
-enabled_network_interfaces = noop,flat
-[api]
-host_ip = 127.0.0.1
-port = ${PORT[$who]}
-restrict_lookup = false
-[database]
-connection = sqlite:///$DIR/$who/ironic.sqlite
-[dhcp]
-dhcp_provider = none
-[conductor]
-automated_clean = false
-sync_power_state_interval = 120
-[oslo_concurrency]
-lock_path = $DIR/$who/locks
-EOF
+    sed -e '/^#/d' -e "s|@HOST@|$who-host|g" -e "s|@STATE_PATH@|$DIR/$who|g" \
+        -e "s|@PORT@|${PORT[$who]}|g" "$ROOT/tools/bench/ironic.conf.in" \
+        > "$DIR/$who/ironic.conf"
 }
 
 stop() {
@@ -109,8 +79,11 @@ fresh() {
         write_config "$who"
         rm -f "$DIR/$who"/ironic.sqlite*
     done
-    "$REAL/bin/ironic-dbsync" --config-file "$DIR/real/ironic.conf" \
-        create_schema > "$DIR/real/dbsync.log" 2>&1
+    # The real Ironic imports its own package, whatever the caller has on
+    # PYTHONPATH (start() clears it too).
+    PYTHONPATH= "$REAL/bin/ironic-dbsync" \
+        --config-file "$DIR/real/ironic.conf" create_schema \
+        > "$DIR/real/dbsync.log" 2>&1
     for who in ours${BEFORE_TREE:+ before}; do
         (cd "$DIR" && PYTHONPATH=${TREE[$who]} "$OURS/bin/ironic-dbsync" \
             --config-file "$DIR/$who/ironic.conf" upgrade \

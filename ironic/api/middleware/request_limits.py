@@ -33,6 +33,10 @@ from ironic.conf import CONF
 LOG = logging.getLogger(__name__)
 
 
+#: Where the body read here is kept in the environ.
+RAW_BODY_KEY = "ironic.request_body"
+
+
 class BodyTooLarge(Exception):
     """The body is over the limit (raised while reading it)."""
 
@@ -150,5 +154,8 @@ class RequestLimitMiddleware:
                 start_response, 400, body_mod.too_deep_error(depth).message)
         environ["wsgi.input"] = io.BytesIO(raw)
         environ["CONTENT_LENGTH"] = str(len(raw))
+        # The same bytes for method.json_body, without reading them again
+        # through pecan's request proxies.
+        environ[RAW_BODY_KEY] = raw
         environ.pop("HTTP_TRANSFER_ENCODING", None)
         return self.app(environ, start_response)

@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from oslo_db import exception as db_exc
 
 from ironic.common import exception
-from ironic.db.sqlalchemy import engine, models, rows
+from ironic.db.sqlalchemy import engine, models, prepared, rows
 from ironic.db.sqlalchemy.conductors import stale_before, utcnow
 from ironic.db.sqlalchemy.nodes import node_conflict
 
@@ -93,7 +93,17 @@ def _unreserved_update_statement(columns: frozenset[str],
     return (sa.update(N).where(N.c.id == sa.bindparam("_node"),
                                N.c.reservation.is_(None),
                                *(same(c) for c in sorted(unchanged)))
-            .values({N.c[c]: sa.bindparam(c) for c in columns}))
+            .values({N.c[c]: sa.bindparam(c, type_=N.c[c].type)
+                     for c in columns}))
+
+
+@functools.lru_cache(maxsize=64)
+def _unreserved_update(columns: frozenset[str], unchanged: frozenset[str],
+                       dialect: str) -> prepared.PreparedWrite:
+    # The heartbeat record's write, the most frequent one of a service
+    # with agents: compiled once (see prepared.PreparedWrite).
+    return prepared.PreparedWrite(
+        _unreserved_update_statement(columns, unchanged, dialect))
 
 
 class NodeLockQueries(rows.RowQueries):
@@ -204,12 +214,10 @@ class NodeLockQueries(rows.RowQueries):
         now = utcnow()
         params = {**values, "updated_at": now, "_node": node_id,
                   **{f"_was_{c}": v for c, v in unchanged.items()}}
-        with engine.writing() as conn:
-            stmt = _unreserved_update_statement(
-                frozenset(values) | {"updated_at"}, frozenset(unchanged),
-                conn.dialect.name)
-            written = conn.execute(stmt, params).rowcount
-        return now if written == 1 else None
+        stmt = _unreserved_update(
+            frozenset(values) | {"updated_at"}, frozenset(unchanged),
+            engine.get_engine().dialect.name)
+        return now if stmt.execute(**params) == 1 else None
 
     def _lock_moved(self, node_id: int) -> exception.NodeLocked:
         """The refusal of a write whose lock another holder took."""

@@ -1,4 +1,5 @@
-"""SELECTs compiled once and run straight on a pooled DBAPI connection.
+"""SELECTs (and single writes) compiled once and run straight on a pooled
+DBAPI connection.
 
 Node reads are the service's most frequent query: every API call on a node
 and every lock. Through SQLAlchemy's ``Connection.execute`` a single-row
@@ -138,6 +139,89 @@ class PreparedSelect:
         with db_engine.reading() as conn:
             result = conn.execute(self.statement, params).all()
         return [plan.row._make(r) for r in result]
+
+
+class _WritePlan(NamedTuple):
+    engine: sa.Engine
+    sql: str
+    order: tuple[str, ...] | None
+    binds: dict[str, Callable]
+    dbapi_error: type[Exception]
+    connections: db_engine.SqliteReaders | db_engine.PooledReaders
+
+
+class PreparedWrite:
+    """One UPDATE (or DELETE) whose parameters are all ``sa.bindparam``,
+    committed on its own, straight on a DBAPI connection.
+
+    Through ``engine.writing()`` the conditional UPDATE that records an
+    agent's heartbeat cost about 90 us of CPU on sqlite, of which sqlite
+    took 15: the rest was the pool's check-out and check-in, the
+    statement's cache key and the execution context, the same every time.
+    Here they are done once per engine. Bind processors (JSON, datetimes)
+    are SQLAlchemy's own. The connection is one single SELECTs use
+    (``engine.readers_for``): on a sqlite file the statement's implicit
+    transaction is committed before the connection goes back. A DBAPI
+    error discards the connection and runs the statement once more
+    through SQLAlchemy, whose errors oslo.db translates (a deadlock is
+    retried by the caller's decorator, as before).
+    """
+
+    def __init__(self, statement: sa.Update | sa.Delete):
+        self.statement = statement
+        self._plan: _WritePlan | None = None
+        self._lock = threading.Lock()
+
+    def _prepare(self, engine: sa.Engine) -> _WritePlan:
+        dialect = engine.dialect
+        compiled = self.statement.compile(dialect=dialect)
+        binds = {}
+        for name, param in compiled.binds.items():
+            process = param.type.dialect_impl(dialect).bind_processor(dialect)
+            if process is not None:
+                binds[name] = process
+        return _WritePlan(engine, compiled.string,
+                          tuple(compiled.positiontup) if compiled.positional
+                          else None, binds, dialect.loaded_dbapi.Error,
+                          db_engine.readers_for(engine))
+
+    def _current_plan(self) -> _WritePlan:
+        engine = db_engine.get_engine()
+        plan = self._plan
+        if plan is None or plan.engine is not engine:
+            with self._lock:
+                plan = self._plan = self._prepare(engine)
+        return plan
+
+    def execute(self, **params: Any) -> int:
+        """Run and commit the statement; the rows it matched."""
+        plan = self._current_plan()
+        values = dict(params)
+        for name, process in plan.binds.items():
+            values[name] = process(values[name])
+        args = (values if plan.order is None
+                else tuple(values[name] for name in plan.order))
+        connections = plan.connections
+        connection = connections.acquire()
+        try:
+            cursor = connection.cursor()
+            try:
+                cursor.execute(plan.sql, args)
+                count = cursor.rowcount
+            finally:
+                cursor.close()
+            connection.commit()
+        except plan.dbapi_error:
+            # Closed before the statement runs again: a transaction left
+            # open on it would hold the write lock the retry waits for.
+            connections.discard(connection)
+            with db_engine.writing() as conn:
+                return conn.execute(self.statement, params).rowcount
+        except BaseException:
+            connections.discard(connection)
+            raise
+        connections.release(connection)
+        return count
 
 
 class Fetched:

@@ -278,6 +278,29 @@ def test_heartbeat_is_recorded(env):
     assert Node.get(node.uuid).reservation is None
 
 
+def test_heartbeat_reads_the_node_once(env, config, monkeypatch):
+    """The API's read of the node goes to the conductor with the
+    heartbeat (RPC 1.11), which records it without reading it again
+    (a node at rest: nothing but the record happens)."""
+    config("api", restrict_lookup=False)
+    node = _node(state=states.MANAGEABLE)
+    token = _issue(env, node)
+    dbapi = db_api.get_instance()
+    reads = []
+    get = dbapi.get_node_by_uuid
+
+    def get_node_by_uuid(node_uuid):
+        reads.append(node_uuid)
+        return get(node_uuid)
+
+    monkeypatch.setattr(dbapi, "get_node_by_uuid", get_node_by_uuid)
+    assert _heartbeat(env, node.uuid, agent_token=token).status_int == 202
+    assert reads == [node.uuid]
+    monkeypatch.undo()
+    assert Node.get(node.uuid).driver_internal_info["agent_url"] == \
+        CALLBACK
+
+
 def test_heartbeat_by_name(env):
     node = _node(name="ramdisk-node")
     token = _issue(env, node)
@@ -454,3 +477,39 @@ def test_heartbeat_stores_the_agent_certificate(env, config, tmp_path):
                       agent_verify_ca=cert.replace("MIIB", "MIIC"))
     assert resp.status_int == 400
     assert "agent_verify_ca" in ifx.error_message(resp)
+
+
+_BODIES = [
+    {"callback_url": CALLBACK},
+    {"callback_url": CALLBACK, "agent_token": "t", "agent_version": "1"},
+    {"callback_url": "", "agent_token": None, "agent_status": None},
+    {"callback_url": CALLBACK, "agent_verify_ca": "x" * 65536},
+    {"callback_url": CALLBACK, "agent_verify_ca": "x" * 65537},
+    {"callback_url": "u" * 2048}, {"callback_url": "u" * 2049},
+    {"callback_url": None}, {"callback_url": 5}, {},
+    {"agent_token": "t"}, {"callback_url": CALLBACK, "extra": "x"},
+    {"callback_url": CALLBACK, "agent_token": 1},
+    {"callback_url": CALLBACK, "agent_token": ["t"]},
+    {"callback_url": CALLBACK, "agent_status_message": "m" * 4097},
+    {"callback_url": CALLBACK, "agent_status": "x" * 10000},
+    {"callback_url": CALLBACK, "agent_version": "é" * 255},
+    {"callback_url": CALLBACK, "agent_version": "é" * 256},
+]
+
+
+@pytest.mark.parametrize("body", _BODIES)
+def test_plainly_valid_bodies_are_valid(body):
+    """The shortcut past jsonschema takes only bodies jsonschema
+    accepts; the agent's usual ones among them."""
+    from ironic.api.controllers.v1 import ramdisk
+    from ironic.api.controllers.v1 import utils as api_utils
+    from ironic.common import exception
+    try:
+        api_utils.validate(ramdisk._HEARTBEAT_SCHEMA, body, "heartbeat")
+        valid = True
+    except exception.InvalidParameterValue:
+        valid = False
+    if ramdisk.plainly_valid(body):
+        assert valid
+    if body in _BODIES[:4] or body == {"callback_url": "u" * 2048}:
+        assert ramdisk.plainly_valid(body)

@@ -353,3 +353,187 @@ def test_driver_that_cannot_be_built_takes_the_locked_path(
     _beat(mgr, node, token)
     assert locks["reserved"] == [node.uuid]
     assert Node.get(node.uuid).reservation is None
+
+
+# -- RPC 1.11: the node as the API read it ------------------------------------
+
+
+@pytest.fixture
+def reads(monkeypatch):
+    """UUIDs of the nodes read by UUID from the database."""
+    seen: list[str] = []
+    dbapi = db_api.get_instance()
+    get = dbapi.get_node_by_uuid
+
+    def get_node_by_uuid(node_uuid):
+        seen.append(node_uuid)
+        return get(node_uuid)
+
+    monkeypatch.setattr(dbapi, "get_node_by_uuid", get_node_by_uuid)
+    return seen
+
+
+def _beat_as_read(mgr, node, token, **kwargs):
+    """A 1.11 heartbeat: ``node`` as the API read it travels along."""
+    _beat(mgr, node, token, node_fields=ramdisk.idle_fields(node), **kwargs)
+
+
+def test_fields_the_api_read_spare_the_conductors_read(mgr, locks, reads):
+    node, token = _with_token(mgr, driver_internal_info={"keep": 1})
+    reads.clear()
+    _beat_as_read(mgr, node, token)
+    assert reads == []
+    assert locks == {"reserved": [], "spawned": []}
+    after = Node.get(node.uuid)
+    assert after.driver_internal_info["agent_url"] == URL
+    assert after.driver_internal_info["keep"] == 1
+    assert agent_token.for_agent(after) == token
+
+
+def test_the_previous_call_form_reads_the_node(mgr, locks, reads):
+    """A 1.7 call (an API not upgraded yet) sends no fields: the
+    conductor reads the node itself and records the same."""
+    node, token = _with_token(mgr)
+    reads.clear()
+    _beat(mgr, node, token)
+    assert reads == [node.uuid]
+    assert locks == {"reserved": [], "spawned": []}
+    assert Node.get(node.uuid).driver_internal_info["agent_url"] == URL
+
+
+def test_the_fields_travel_as_plain_json(mgr, reads):
+    """Through the in-process transport, as through a message bus."""
+    from ironic.common import rpc
+    rpc.register_local("me", mgr)
+    try:
+        node, token = _with_token(mgr)
+        reads.clear()
+        rpc.LocalTransport().call(
+            "me", "heartbeat", {},
+            {"node_id": node.uuid, "callback_url": URL,
+             "agent_token": token,
+             "node_fields": ramdisk.idle_fields(node)}, "1.11")
+        assert mgr.pool.wait_idle(10)
+        # And the previous version's call, without them.
+        rpc.LocalTransport().call(
+            "me", "heartbeat", {},
+            {"node_id": node.uuid, "callback_url": URL,
+             "agent_token": token}, "1.7")
+        assert mgr.pool.wait_idle(10)
+    finally:
+        rpc.unregister_local("me")
+    assert reads == [node.uuid]
+    assert Node.get(node.uuid).driver_internal_info["agent_url"] == URL
+
+
+def test_fields_of_a_node_changed_since_take_the_lock(mgr, locks):
+    """What a lock holder wrote after the API's read is kept: the
+    conditional UPDATE misses and the locked path records the heartbeat
+    on the node as it is."""
+    node, token = _with_token(mgr)
+    with task_manager.acquire(None, node.uuid, host="other") as task:
+        task.node.driver_internal_info = dict(
+            task.node.driver_internal_info, other="written")
+        task.node.save()
+    _beat_as_read(mgr, node, token)
+    info = Node.get(node.uuid).driver_internal_info
+    assert info["other"] == "written"
+    assert info["agent_url"] == URL
+    assert locks["reserved"] == [node.uuid, node.uuid]
+
+
+def test_fields_of_a_node_locked_since_answer_409(mgr):
+    node, token = _with_token(mgr)
+    db_api.get_instance().reserve_node("other", node.id)
+    with pytest.raises(exception.NodeLocked):
+        _beat_as_read(mgr, node, token)
+    assert "agent_url" not in Node.get(node.uuid).driver_internal_info
+
+
+def test_fields_read_before_the_token_was_issued_take_the_lock(mgr, locks):
+    node = builders.make_node(provision_state=states.MANAGEABLE)
+    read = Node.get(node.uuid)
+    token = agent_token.issue(node)
+    node.save()
+    _beat_as_read(mgr, read, token)
+    assert locks["reserved"] == [node.uuid]
+    assert Node.get(node.uuid).driver_internal_info["agent_url"] == URL
+
+
+def test_fields_of_a_node_in_a_wait_state_go_to_the_interface(
+        mgr, locks, monkeypatch):
+    handled = []
+    monkeypatch.setattr(agent_base.AgentStepsMixin, "_continue",
+                        lambda self, task, kind: handled.append(kind))
+    node, token = _with_token(mgr, deploy_interface="direct",
+                              provision_state=states.CLEANWAIT)
+    _beat_as_read(mgr, node, token)
+    assert handled == ["clean"]
+    assert locks["reserved"] == [node.uuid]
+
+
+def test_fields_of_another_node_are_not_used(mgr, locks, reads):
+    """Fields naming another node than the call are ignored: the node the
+    call names is read and written, the other one is left alone."""
+    node, token = _with_token(mgr)
+    other, _ = _with_token(mgr)
+    reads.clear()
+    mgr.heartbeat({}, node.uuid, URL, "1", token,
+                  node_fields=ramdisk.idle_fields(other))
+    assert mgr.pool.wait_idle(10)
+    assert reads == [node.uuid]
+    assert Node.get(node.uuid).driver_internal_info["agent_url"] == URL
+    assert "agent_url" not in Node.get(other.uuid).driver_internal_info
+
+
+def test_incomplete_fields_are_not_used(mgr, reads):
+    node, token = _with_token(mgr)
+    fields = ramdisk.idle_fields(node)
+    del fields["driver_internal_info"]
+    reads.clear()
+    mgr.heartbeat({}, node.uuid, URL, "1", token, node_fields=fields)
+    assert mgr.pool.wait_idle(10)
+    assert reads == [node.uuid]
+    assert Node.get(node.uuid).driver_internal_info["agent_url"] == URL
+
+
+def test_the_update_is_bound_to_the_row_read(mgr):
+    """An id that is not the UUID's row (a confused caller) writes
+    nothing: the UUID is part of what the write expects."""
+    node, token = _with_token(mgr)
+    other, _ = _with_token(mgr)
+    fields = dict(ramdisk.idle_fields(node), id=other.id)
+    assert not ramdisk.record_idle_heartbeat(node.uuid, URL, "1", token,
+                                             None, fields)
+    assert "agent_url" not in Node.get(other.uuid).driver_internal_info
+
+
+def test_idle_fields_are_plain_json(mgr):
+    import json
+    node, _ = _with_token(mgr)
+    fields = ramdisk.idle_fields(node)
+    assert json.loads(json.dumps(fields)) == fields
+    assert set(fields) == set(ramdisk.IDLE_FIELDS)
+    assert ramdisk.idle_fields({"uuid": node.uuid}) is None
+
+
+def test_a_node_read_elsewhere_has_only_those_fields(mgr):
+    node, _ = _with_token(mgr)
+    seen = Node.as_read_elsewhere(ramdisk.idle_fields(node))
+    assert seen.id == node.id and seen.uuid == node.uuid
+    with pytest.raises(AttributeError):
+        seen.instance_info  # noqa: B018 - never read, so not there
+    with pytest.raises(ValueError):
+        Node.as_read_elsewhere({"uuid": node.uuid, "bogus": 1})
+
+
+def test_fields_beyond_the_idle_ones_are_left_out(mgr, locks, reads):
+    node, token = _with_token(mgr)
+    fields = dict(ramdisk.idle_fields(node), from_a_newer_api="x",
+                  instance_info={"not": "needed"})
+    reads.clear()
+    mgr.heartbeat({}, node.uuid, URL, "1", token, node_fields=fields)
+    assert mgr.pool.wait_idle(10)
+    assert reads == []
+    assert locks == {"reserved": [], "spawned": []}
+    assert Node.get(node.uuid).driver_internal_info["agent_url"] == URL

@@ -216,3 +216,96 @@ def _closed(connection) -> bool:
     except Exception:  # noqa: BLE001 - sqlite3.ProgrammingError
         return True
     return False
+
+
+# -- PreparedWrite -------------------------------------------------------------
+
+
+def _update() -> sa.Update:
+    node = models.Node.__table__
+    return (sa.update(node)
+            .where(node.c.id == sa.bindparam("_node"),
+                   node.c.reservation.is_(None),
+                   node.c.driver_internal_info.is_not_distinct_from(
+                       sa.bindparam("_was", type_=node.c.driver_internal_info
+                                    .type)))
+            .values({node.c.driver_internal_info: sa.bindparam(
+                         "info", type_=node.c.driver_internal_info.type),
+                     node.c.updated_at: sa.bindparam(
+                         "at", type_=node.c.updated_at.type)}))
+
+
+def _stored(node_id) -> tuple:
+    """The row's columns as stored (no result processing)."""
+    with engine.get_engine().connect() as conn:
+        return tuple(conn.exec_driver_sql(
+            "SELECT driver_internal_info, updated_at FROM nodes "
+            "WHERE id = ?", (node_id,)).one())
+
+
+def test_a_write_stores_what_sqlalchemy_stores(node):
+    at = datetime.datetime(2026, 11, 27, 8, 0, 0, 123456)
+    info = {"agent_url": "https://h:9999", "n": [1, None], "é": "ü"}
+    with engine.writing() as conn:
+        assert conn.execute(_update(), {"_node": node.id, "_was": {},
+                                        "info": info, "at": at}
+                            ).rowcount == 1
+    by_sqlalchemy = _stored(node.id)
+    db_api.get_instance().update_node(node.id, {"driver_internal_info": {}})
+    assert prepared.PreparedWrite(_update()).execute(
+        _node=node.id, _was={}, info=info, at=at) == 1
+    assert _stored(node.id) == by_sqlalchemy
+    node_now = db_api.get_instance().get_node_by_id(node.id)
+    assert node_now.driver_internal_info == info
+    assert node_now.updated_at == at
+
+
+def test_a_write_counts_only_the_rows_it_changed(node):
+    write = prepared.PreparedWrite(_update())
+    at = datetime.datetime(2026, 11, 27, 8, 0, 0)
+    assert write.execute(_node=node.id, _was={"not": "it"}, info={"a": 1},
+                         at=at) == 0
+    db_api.get_instance().reserve_node("someone", node.id)
+    assert write.execute(_node=node.id, _was={}, info={"a": 1}, at=at) == 0
+    assert db_api.get_instance().get_node_by_id(
+        node.id).driver_internal_info == {}
+
+
+def test_a_write_is_committed_and_its_connection_reused(node):
+    readers = _readers()
+    write = prepared.PreparedWrite(_update())
+    at = datetime.datetime(2026, 11, 27, 8, 0, 0)
+    assert write.execute(_node=node.id, _was={}, info={"a": 1}, at=at) == 1
+    used = readers.acquire()
+    assert not used.in_transaction
+    readers.release(used)
+    # Seen by every other connection at once: committed.
+    assert prepared.PreparedSelect(_node_and_traits()).first(
+        value=node.uuid).driver_internal_info == {"a": 1}
+    assert db_api.get_instance().get_node_by_id(
+        node.id).driver_internal_info == {"a": 1}
+
+
+def test_a_failed_write_falls_back_to_sqlalchemy_and_its_errors(node):
+    write = prepared.PreparedWrite(
+        sa.update(sa.table("no_such_table", sa.column("x")))
+        .values(x=sa.bindparam("value")))
+    with pytest.raises(db_exc.DBNonExistentTable):
+        write.execute(value=1)
+    # The pool and the database still work; nothing was left locked.
+    assert prepared.PreparedWrite(_update()).execute(
+        _node=node.id, _was={}, info={"b": 2},
+        at=datetime.datetime(2026, 11, 27)) == 1
+
+
+def test_a_write_on_another_engine_gets_a_new_plan(node, tmp_path, config):
+    write = prepared.PreparedWrite(_update())
+    at = datetime.datetime(2026, 11, 27)
+    assert write.execute(_node=node.id, _was={}, info={}, at=at) == 1
+    (tmp_path / "other").mkdir()
+    other = tmp_path / "other" / "ironic.sqlite"
+    sqla_api.dispose()
+    config("database", connection=f"sqlite:///{other}")
+    from ironic.db import migration
+    migration.upgrade("head")
+    assert write.execute(_node=node.id, _was={}, info={}, at=at) == 0
