@@ -505,7 +505,7 @@ def test_plainly_valid_bodies_are_valid(body):
     from ironic.api.controllers.v1 import utils as api_utils
     from ironic.common import exception
     try:
-        api_utils.validate(ramdisk._HEARTBEAT_SCHEMA, body, "heartbeat")
+        api_utils.validate(ramdisk.HEARTBEAT.schema, body, "heartbeat")
         valid = True
     except exception.InvalidParameterValue:
         valid = False
