@@ -42,6 +42,8 @@ class ListArgs:
     marker: str | None
     sort_key: str
     sort_dir: str
+    #: Every field was asked for (``/detail`` or ``?detail=true``).
+    detail: bool = False
 
 
 def parse_fields(spec: Spec, raw: str | None, ver: int) -> list[str] | None:
@@ -58,7 +60,7 @@ def parse_fields(spec: Spec, raw: str | None, ver: int) -> list[str] | None:
 
 def _with_links(spec: Spec, fields: list[str]) -> list[str]:
     # The API always links each item, whatever fields were asked for.
-    if spec.strict_fields and "links" not in fields:
+    if spec.adds_links and "links" not in fields:
         return fields + ["links"]
     return fields
 
@@ -96,6 +98,27 @@ def check_params(params: dict[str, Any], accepted: Any) -> None:
             err=f"Unknown query parameter(s): {', '.join(sorted(unknown))}")
 
 
+def _too_early(spec: Spec, params: dict[str, Any], ver: int) -> list[str]:
+    return [p for p in params if (since := spec.param_since.get(p))
+            is not None and not since.available(ver)]
+
+
+def check_param_versions(spec: Spec, params: dict[str, Any], ver: int,
+                         accepted: Any) -> None:
+    """400 for parameters the request may not give (those taken from a
+    later version among them when the Spec says so), then 406 for the
+    others given before their version."""
+    early = _too_early(spec, params, ver)
+    if spec.early_param_status == 400:
+        accepted = set(accepted) - set(early)
+    check_params(params, accepted)
+    if early:
+        name = early[0]
+        raise exception.NotAcceptable(
+            f"The '{name}' parameter of {spec.singular} needs API version "
+            f"{spec.param_since[name].version} or newer.")
+
+
 def parse_detail(params: dict[str, Any], detail: bool, ver: int,
                  since: features.Since | None = features.DETAIL_PARAM
                  ) -> bool:
@@ -126,8 +149,9 @@ def check_not_both(fields: list[str] | None, detail: bool) -> None:
 def parse_page(spec: Spec, params: dict[str, Any], ver: int
                ) -> tuple[int, str | None, str, str]:
     """limit, marker, sort key and direction of a list request."""
+    marker = params.get("marker")
     return (api_utils.parse_limit(params.get("limit")),
-            api_utils.check_marker(params.get("marker")),
+            api_utils.check_marker(marker) if spec.uuid_marker else marker,
             parse_sort_key(spec, params.get("sort_key"), ver),
             api_utils.parse_sort_dir(params.get("sort_dir")))
 
@@ -137,7 +161,7 @@ def parse_list(spec: Spec, q: Query, *, detail: bool = False) -> ListArgs:
     accepted = [p for p in spec.list_params()
                 if not (q.scope and p in spec.filters
                         and spec.filters[p].scoped_by in q.scope)]
-    check_params(q.params, accepted)
+    check_param_versions(spec, q.params, q.ver, accepted)
     fields = parse_fields(spec, q.params.get("fields"), q.ver)
     detail = parse_detail(q.params, detail, q.ver, spec.detail_param)
     check_not_both(fields, detail)
@@ -145,7 +169,7 @@ def parse_list(spec: Spec, q: Query, *, detail: bool = False) -> ListArgs:
         fields = spec.visible(q.ver) if detail else spec.defaults(q.ver)
     limit, marker, sort_key, sort_dir = parse_page(spec, q.params, q.ver)
     return ListArgs(_with_links(spec, fields), limit, marker, sort_key,
-                    sort_dir)
+                    sort_dir, detail)
 
 
 def filter_criteria(filters: dict[str, Filter], q: Query) -> Criteria:
@@ -165,6 +189,7 @@ def show_fields(spec: Spec, params: dict[str, Any], ver: int) -> list[str]:
     unknown = set(params) - {"fields"}
     if unknown:
         raise spec.refuse_show_params(unknown)
+    check_param_versions(spec, params, ver, params)
     fields = parse_fields(spec, params.get("fields"), ver)
     if fields is None:
         return spec.visible(ver)

@@ -22,6 +22,10 @@ from ironic.common import exception
 
 Criteria = list[tuple[str, Any]]
 
+#: The query parameters lists share: what a list shows and its page.
+COMMON_PARAMS = ("fields", "detail", "limit", "marker", "sort_key",
+                 "sort_dir")
+
 
 @dataclasses.dataclass(frozen=True)
 class Query:
@@ -129,6 +133,24 @@ class Spec:
     #: new 406) and links always shown; False: the older answer (any name
     #: not shown at this version is 400 "Field(s) ... are not valid").
     strict_fields: bool = True
+    #: ``links`` shown whatever ``fields`` names; None: when strict_fields.
+    links_always: bool | None = None
+    #: What a field named before its version answers: 406, or 400 (as the
+    #: reference answers for firmware components).
+    too_new_status: int = 406
+    #: The common parameters the list takes (``COMMON_PARAMS``; a list
+    #: served whole takes no paging ones); ``detail`` only with
+    #: ``detail_param``.
+    params: tuple[str, ...] = COMMON_PARAMS
+    #: Parameters taken from a later version than the resource itself:
+    #: before it they answer ``early_param_status``, 406 naming the
+    #: version or 400 as an unknown parameter.
+    param_since: dict[str, features.Since] = dataclasses.field(
+        default_factory=dict)
+    early_param_status: int = 406
+    #: Markers are UUIDs (400 otherwise); False: the list's own key (a
+    #: conductor's hostname), which only the lookup can refuse.
+    uuid_marker: bool = True
     subresources: dict[str, SubResource] = dataclasses.field(
         default_factory=dict)
 
@@ -211,10 +233,15 @@ class Spec:
                 cols.add(name)
         return [c for c in self.obj_cls.table_columns() if c in cols]
 
+    @property
+    def adds_links(self) -> bool:
+        """``links`` comes with every item, whatever ``fields`` names."""
+        return self.strict_fields if self.links_always is None \
+            else self.links_always
+
     def list_params(self) -> tuple[str, ...]:
         """The query parameters the list takes, the common ones first."""
-        common = [p for p in ("fields", "detail", "limit", "marker",
-                              "sort_key", "sort_dir")
+        common = [p for p in self.params
                   if p != "detail" or self.detail_param is not None]
         return (*common, *self.filters)
 
@@ -231,9 +258,11 @@ def check_names(spec: Spec, names: Iterable[str], ver: int,
     for name in names:
         since = spec.feature(name)
         if since is not None and not since.available(ver):
-            raise exception.NotAcceptable(
-                f"The {what} '{name}' of {spec.singular} needs API version "
-                f"{since.version} or newer.")
+            message = (f"The {what} '{name}' of {spec.singular} needs API "
+                       f"version {since.version} or newer.")
+            if spec.too_new_status == 400:
+                raise exception.InvalidParameterValue(err=message)
+            raise exception.NotAcceptable(message)
 
 
 def need_version(ver: int, feature: features.Since, what: str) -> None:

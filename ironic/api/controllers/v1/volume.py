@@ -231,7 +231,8 @@ class VolumeController(rest.RestController):
 
     @expose()
     @api_method(features.VOLUME)
-    def get_all(self):
+    def get_all(self, **params):
+        collection.check_params(params, ())
         policy.authorize("baremetal:volume:list", method.context())
         if self.node_ident:
             node = node_lookup.authorized_node(self.node_ident,
