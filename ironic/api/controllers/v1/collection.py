@@ -357,9 +357,17 @@ class CollectionController(rest.RestController):
 
     def _get_one(self, ident, **params):
         self._refuse_nested("get")
-        fields = show_fields(self.spec, params, method.version())
-        self.spec.authorize("get")
-        return show(self.spec, self.spec.item(ident, "get"), fields)
+        spec = self.spec
+        if spec.lookup_before_fields:
+            show_fields(spec, {k: v for k, v in params.items()
+                               if k != "fields"}, method.version())
+            spec.authorize("get")
+            obj = spec.item(ident, "get")
+            return show(spec, obj,
+                        show_fields(spec, params, method.version()))
+        fields = show_fields(spec, params, method.version())
+        spec.authorize("get")
+        return show(spec, spec.item(ident, "get"), fields)
 
     def _post(self):
         self._check_verb("create")

@@ -151,6 +151,10 @@ class Spec:
     #: Markers are UUIDs (400 otherwise); False: the list's own key (a
     #: conductor's hostname), which only the lookup can refuse.
     uuid_marker: bool = True
+    #: A GET of one item finds it before it checks ``fields`` (an unknown
+    #: item is 404 whatever ``fields`` names), as the reference does for
+    #: some resources; parameters other than ``fields`` are refused first.
+    lookup_before_fields: bool = False
     subresources: dict[str, SubResource] = dataclasses.field(
         default_factory=dict)
 

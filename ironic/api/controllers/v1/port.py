@@ -306,6 +306,7 @@ def _delete(port: Port) -> None:
 
 SPEC = descriptor.Spec(
     singular="port", collection="ports", obj_cls=Port,
+    lookup_before_fields=True,
     api_fields={"node_uuid": features.ALWAYS,
                 "portgroup_uuid": features.PORTGROUP_SUBRESOURCES,
                 "links": features.ALWAYS},

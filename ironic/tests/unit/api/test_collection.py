@@ -136,3 +136,67 @@ def test_openapi_lists_the_descriptor_filters():
            openapi.document(index.V1Controller(), 30)["paths"][
                "/v1/ports"]["get"]["parameters"]}
     assert "shard" not in old
+
+
+UNKNOWN = "2d2d37c5-ae95-4f4f-9f1e-21f0bd8e0e9a"
+#: A GET of an item that is not there, with a bad query: status codes
+#: Ironic 39 answers, (UUID, name) for each query. An unknown parameter is
+#: always 400; an unknown field is 400 where the reference reads ``fields``
+#: before it looks the item up, 404 where it looks first (ports, runbooks,
+#: inspection rules, nodes). Items known by UUID only refuse a name.
+ITEM_ANSWERS = {
+    "allocations": {"bogus=1": (400, 400), "fields=nosuch": (400, 400),
+                    "fields=uuid": (404, 404)},
+    "ports": {"bogus=1": (400, 400), "fields=nosuch": (404, 404),
+              "fields=uuid": (404, 404)},
+    "chassis": {"bogus=1": (400, 400), "fields=nosuch": (400, 400),
+                "fields=uuid": (404, 400)},
+    "portgroups": {"bogus=1": (400, 400), "fields=nosuch": (400, 400),
+                   "fields=uuid": (404, 404)},
+    "inspection_rules": {"bogus=1": (400, 400), "fields=nosuch": (404, 400),
+                         "fields=uuid": (404, 400)},
+    "deploy_templates": {"bogus=1": (400, 400), "fields=nosuch": (400, 400),
+                         "fields=uuid": (404, 404)},
+    "runbooks": {"bogus=1": (400, 400), "fields=nosuch": (404, 404),
+                 "fields=uuid": (404, 404)},
+    "volume/connectors": {"bogus=1": (400, 400),
+                          "fields=nosuch": (400, 400),
+                          "fields=uuid": (404, 400)},
+    "volume/targets": {"bogus=1": (400, 400), "fields=nosuch": (400, 400),
+                       "fields=uuid": (404, 400)},
+    "nodes": {"bogus=1": (400, 400), "fields=nosuch": (404, 404),
+              "fields=uuid": (404, 404)},
+}
+
+
+@pytest.mark.parametrize("resource,query,answers", [
+    (resource, query, answers) for resource, table in ITEM_ANSWERS.items()
+    for query, answers in table.items()])
+def test_a_missing_item_with_a_bad_query(api_newest, resource, query,
+                                         answers):
+    for ident, status in zip((UNKNOWN, "missing"), answers, strict=True):
+        resp = api_newest.get(f"/v1/{resource}/{ident}?{query}")
+        assert resp.status_int == status, (ident, resp.body)
+        assert ifx.error_message(resp)
+
+
+def _item(api, resource: str) -> str:
+    if resource == "nodes":
+        return api.node
+    body = {"ports": {"node_uuid": api.node, "address": "52:54:00:aa:bb:cc"},
+            "runbooks": {"name": "CUSTOM_X", "steps": [{
+                "interface": "bios", "step": "apply_configuration",
+                "args": {}, "order": 1}]}}[resource]
+    resp = api.post(f"/v1/{resource}", body)
+    assert resp.status_int == 201, resp.body
+    return resp.json["uuid"]
+
+
+@pytest.mark.parametrize("resource", ["ports", "runbooks", "nodes"])
+def test_an_item_found_first_still_refuses_an_unknown_field(api, resource):
+    ident = _item(api, resource)
+    resp = api.get(f"/v1/{resource}/{ident}?fields=nosuch")
+    assert resp.status_int == 400, resp.body
+    assert ifx.error_message(resp)
+    assert api.get(f"/v1/{resource}/{ident}?fields=uuid").json["uuid"] \
+        == ident
