@@ -39,14 +39,17 @@ NO_QUERY = ["/v1/shards", "/v1/nodes/{node}/vifs", "/v1/nodes/{node}/traits",
             "/v1/nodes/{node}/inventory"]
 
 BAD_QUERIES = [
-    "sort_dir=sideways", f"limit={HUGE}", "limit=0", "limit=x", "limit=-1",
+    "sort_dir=sideways", "sort_dir=DESC", f"limit={HUGE}", "limit=0", "limit=x", "limit=-1",
     "marker=not-a-uuid", "sort_key=no_such_field", "fields=no_such_field",
     "no_such_parameter=1", "sort_dir=asc&sort_dir=zz",
     "fields=uuid&detail=true", "detail=maybe", f"detail={HUGE}",
     "limit=1&limit=2"]
 #: Answers Ironic 39 gives that are not 400: a conductor's marker is its
-#: hostname, so any string is a marker that may name none.
-NOT_400 = {("/v1/conductors", "marker=not-a-uuid"): 404}
+#: hostname, and deploy templates, runbooks and inspection rules look any
+#: marker up, so a string that is no UUID is a marker naming none.
+NOT_400 = {(route, "marker=not-a-uuid"): 404 for route in (
+    "/v1/conductors", "/v1/deploy_templates", "/v1/runbooks",
+    "/v1/inspection_rules")}
 
 
 @pytest.fixture
