@@ -168,8 +168,15 @@ def parse_list(spec: Spec, q: Query, *, detail: bool = False) -> ListArgs:
     if fields is None:
         fields = spec.visible(q.ver) if detail else spec.defaults(q.ver)
     limit, marker, sort_key, sort_dir = parse_page(spec, q.params, q.ver)
+    spec.check_filters(q)
     return ListArgs(_with_links(spec, fields), limit, marker, sort_key,
                     sort_dir, detail)
+
+
+def given(q: Query, *names: str) -> bool:
+    """Whether any of the filters ``names`` is given, as a parameter with
+    a value or as a parent in the URL."""
+    return any(q.params.get(name) or name in q.scope for name in names)
 
 
 def filter_criteria(filters: dict[str, Filter], q: Query) -> Criteria:

@@ -97,6 +97,10 @@ def _no_parent_refusal(verb: str) -> Exception | None:
     return None
 
 
+def _any_filters(q: Query) -> None:
+    """Every filter may be combined with every other."""
+
+
 @dataclasses.dataclass(frozen=True)
 class Spec:
     """One API resource: fields, filters, sort keys, sub-resources,
@@ -184,6 +188,9 @@ class Spec:
     #: What a nested view (a parent in the URL) answers to anything but a
     #: list; None: the nested view serves it too.
     refuse_nested: Callable[[str], Exception | None] = _no_parent_refusal
+    #: Refuses filters the list does not take together (each was checked
+    #: on its own by then; the URL's parents count as given).
+    check_filters: Callable[[Query], None] = _any_filters
     #: What a GET of one item answers to query parameters but ``fields``.
     refuse_show_params: Callable[[set[str]], Exception] = \
         _unknown_show_params
