@@ -70,6 +70,33 @@ def test_history(api_newest):
                    version="1.77").status_int == 404
 
 
+def test_history_sorts_as_ironic_39(api_newest):
+    api = api_newest
+    node = _node(api, name="h2")
+    dbapi = db_api.get_instance()
+    for i, severity in enumerate(("WARNING", "ERROR", "INFO")):
+        dbapi.add_node_history(_node_id(node["uuid"]), {
+            "event": f"event {i}", "severity": severity,
+            "event_type": "deploy", "conductor": "c1", "user": "u"})
+
+    def events(query):
+        resp = api.get(f"/v1/nodes/h2/history?{query}")
+        assert resp.status_int == 200, resp.body
+        return [e["event"] for e in resp.json["history"]]
+
+    assert events("sort_dir=desc") == ["event 2", "event 1", "event 0"]
+    assert events("sort_key=severity") == ["event 1", "event 2", "event 0"]
+    first = api.get("/v1/nodes/h2/history?sort_key=severity&limit=1").json
+    assert "sort_key=severity" in first["next"]
+    second = api.get("/v1" + first["next"].split("/v1", 1)[1]).json[
+        "history"]
+    assert [e["event"] for e in second] == ["event 2"]
+    for query in ("sort_key=no_such_field", "sort_dir=sideways",
+                  "sort_key=links"):
+        resp = api.get(f"/v1/nodes/h2/history?{query}")
+        assert resp.status_int == 400, (query, resp.body)
+
+
 def test_shards(api_newest):
     api = api_newest
     for shard in ("a", "a", "b", None):
