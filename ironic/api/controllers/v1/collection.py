@@ -51,7 +51,7 @@ def parse_fields(spec: Spec, raw: str | None, ver: int) -> list[str] | None:
     if raw is None:
         return None
     if not spec.strict_fields:
-        return api_utils.parse_fields(raw, spec.visible(ver)) or None
+        return api_utils.parse_fields(raw, spec.visible(ver))
     need_version(ver, features.FIELDS_SELECTION, "The 'fields' parameter")
     wanted = [f.strip() for f in raw.split(",") if f.strip()]
     check_names(spec, wanted, ver)
@@ -59,10 +59,12 @@ def parse_fields(spec: Spec, raw: str | None, ver: int) -> list[str] | None:
 
 
 def _with_links(spec: Spec, fields: list[str]) -> list[str]:
-    # The API always links each item, whatever fields were asked for.
-    if spec.adds_links and "links" not in fields:
-        return fields + ["links"]
-    return fields
+    """``fields`` and those every item shows: timestamps first, links last,
+    as Ironic 39 orders them."""
+    always = spec.always()
+    front = [f for f in always if f != "links" and f not in fields]
+    back = ["links"] if "links" in always and "links" not in fields else []
+    return front + fields + back if front or back else fields
 
 
 def parse_sort_key(spec: Spec, raw: str | None, ver: int) -> str:

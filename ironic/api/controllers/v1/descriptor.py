@@ -137,8 +137,10 @@ class Spec:
     #: new 406) and links always shown; False: the older answer (any name
     #: not shown at this version is 400 "Field(s) ... are not valid").
     strict_fields: bool = True
-    #: ``links`` shown whatever ``fields`` names; None: when strict_fields.
-    links_always: bool | None = None
+    #: Fields every item shows, whatever ``fields`` names (Ironic 39 links
+    #: every item; BIOS settings and firmware components also come with
+    #: their timestamps); None: ``links`` when the resource has them.
+    always_shown: tuple[str, ...] | None = None
     #: What a field named before its version answers: 406, or 400 (as the
     #: reference answers for firmware components).
     too_new_status: int = 406
@@ -244,11 +246,11 @@ class Spec:
                 cols.add(name)
         return [c for c in self.obj_cls.table_columns() if c in cols]
 
-    @property
-    def adds_links(self) -> bool:
-        """``links`` comes with every item, whatever ``fields`` names."""
-        return self.strict_fields if self.links_always is None \
-            else self.links_always
+    def always(self) -> tuple[str, ...]:
+        """The fields every item shows, whatever ``fields`` names."""
+        if self.always_shown is not None:
+            return self.always_shown
+        return ("links",) if "links" in self.known() else ()
 
     def list_params(self) -> tuple[str, ...]:
         """The query parameters the list takes, the common ones first."""

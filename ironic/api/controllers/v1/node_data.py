@@ -45,6 +45,7 @@ BIOS_SPEC = descriptor.Spec(
     api_fields={name: features.BIOS_REGISTRY if name in _BIOS_REGISTRY
                 else _ALWAYS for name in _BIOS_FIELDS},
     default_fields=("name", "value", "links"), strict_fields=False,
+    always_shown=("created_at", "updated_at", "links"),
     params=("fields", "detail"), detail_param=_ALWAYS, detail_action=False,
     param_since={"detail": features.BIOS_REGISTRY,
                  "fields": features.BIOS_REGISTRY},
@@ -56,7 +57,7 @@ HISTORY_SPEC = descriptor.Spec(
     singular="history event", collection="history", obj_cls=None,
     api_fields={name: _HISTORY_SINCE.get(name, _ALWAYS)
                 for name in _HISTORY_FIELDS},
-    default_fields=_HISTORY_DEFAULT, links_always=False,
+    default_fields=_HISTORY_DEFAULT, always_shown=(),
     params=descriptor.COMMON_PARAMS, detail_param=_ALWAYS,
     detail_action=False)
 
@@ -113,8 +114,9 @@ class HistoryController(node_sub._NodeSub):
         if short and len(out.get("event") or "") > _SHORT_EVENT:
             out["event"] = out["event"][:_SHORT_EVENT - 4] + "..."
         if "links" in fields:
+            # Ironic 39 links an event to itself only (no bookmark).
             out["links"] = api_utils.link(
-                "nodes", f"{node_uuid}/history/{event.uuid}")
+                "nodes", f"{node_uuid}/history/{event.uuid}")[:1]
         return out
 
     @expose()
@@ -160,10 +162,9 @@ FIRMWARE_SPEC = descriptor.Spec(
     api_fields={**dict.fromkeys(_FIRMWARE_FIELDS, _ALWAYS),
                 **dict.fromkeys(_FIRMWARE_IDENTITY,
                                 features.FIRMWARE_IDENTITY)},
-    default_fields=None, links_always=False, too_new_status=400,
+    default_fields=None, always_shown=("created_at", "updated_at"),
+    too_new_status=400,
     params=("fields",), detail_param=None, detail_action=False)
-#: The timestamps come with any ``fields``, as the reference shows them.
-_FIRMWARE_ALWAYS = ("created_at", "updated_at")
 
 
 class FirmwareController(node_sub._NodeSub):
@@ -175,8 +176,7 @@ class FirmwareController(node_sub._NodeSub):
         ver = method.version()
         args = collection.parse_list(FIRMWARE_SPEC,
                                      descriptor.Query(params, ver))
-        fields = [f for f in FIRMWARE_SPEC.visible(ver)
-                  if f in args.fields or f in _FIRMWARE_ALWAYS]
+        fields = [f for f in FIRMWARE_SPEC.visible(ver) if f in args.fields]
         node = self._node("baremetal:node:firmware:get")
         return {"firmware": [
             {f: _value(c, f) for f in fields}

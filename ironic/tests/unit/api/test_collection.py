@@ -144,6 +144,24 @@ def test_openapi_lists_the_descriptor_filters():
     assert "shard" not in old
 
 
+@pytest.mark.parametrize("route,field", [
+    ("/v1/nodes", "uuid"), ("/v1/chassis", "uuid"),
+    ("/v1/portgroups", "uuid"), ("/v1/conductors", "hostname"),
+    ("/v1/drivers", "name"), ("/v1/nodes/{node}/portgroups", "uuid")])
+def test_items_are_linked_whatever_fields_names(api, route, field):
+    """As Ironic 39: ``fields`` never drops ``links``; empty, it shows
+    only them."""
+    path = _path(api, route)
+    for query, shown in (("fields=", {"links"}),
+                         (f"fields={field}", {field, "links"})):
+        resp = api.get(f"{path}?{query}")
+        assert resp.status_int == 200, resp.body
+        (key,) = [k for k in resp.json if k != "next"]
+        assert resp.json[key], "the fixture gives every list an item"
+        assert all(set(item) == shown for item in resp.json[key]), \
+            resp.json
+
+
 MAC = "52:54:00:00:00:01"
 
 
