@@ -37,18 +37,15 @@ from ironic.api.controllers.v1 import (
     allocation,
     chassis,
     collection,
-    conductor,
     deploy_template,
-    driver,
+    descriptor,
     event,
     inspection_rule,
     node,
     node_actions,
-    node_data,
     node_edit,
     node_indicators,
     node_list,
-    node_sub,
     node_vifs,
     node_vmedia,
     port,
@@ -87,17 +84,11 @@ _HANDLER_QUERY: dict[Callable, Mapping[str, Field]] = {
     ramdisk.LookupController.get_all: ramdisk.LOOKUP_QUERY,
 }
 #: Which of them each list takes, by the controller serving the list (the
-#: collections served from a descriptor say it themselves).
+#: lists parsed from a descriptor say it themselves).
 _LIST_QUERY: dict[type, tuple[str, ...]] = {
     node.NodesController: ("fields", "detail", *_PAGED),
     chassis.ChassisNodesController: ("fields", "detail", *_PAGED),
-    conductor.ConductorsController: ("fields", "detail", *_PAGED),
     allocation.NodeAllocationController: ("fields",),
-    driver.DriversController: ("fields", "detail"),
-    node_data.BIOSController: ("fields", "detail"),
-    node_data.HistoryController: ("fields", "detail", "limit", "marker"),
-    node_data.FirmwareController: ("fields",),
-    node_sub.ChildrenController: _PAGED,
 }
 
 #: The JSON schemas handlers check their bodies with, where one schema
@@ -330,8 +321,10 @@ def _list_filters(ctrl: object) -> tuple[tuple[str, features.Since], ...]:
 
 def _list_query(cls: type) -> tuple[str, ...]:
     """The common list parameters the controller ``cls`` takes."""
-    if issubclass(cls, collection.CollectionController):
-        return tuple(p for p in cls.spec.list_params() if p in _QUERY)
+    spec = getattr(cls, "spec", None)
+    if isinstance(spec, descriptor.Spec):
+        # Collections and the other lists parsed from a descriptor.
+        return tuple(p for p in spec.list_params() if p in _QUERY)
     return next((q for c, q in _LIST_QUERY.items() if issubclass(cls, c)),
                 ())
 

@@ -93,12 +93,15 @@ def firmware_components(node_id: int) -> list[Any]:
     return db_api.get_instance().get_firmware_components(node_id)
 
 
-def history(node_id: int, *, limit: int | None,
-            marker: str | None) -> list[Any]:
-    """A page of the node's history events, oldest first, after the event
-    ``marker`` (its UUID); NotFound for an unknown marker."""
+def history(node_id: int, *, limit: int | None, marker: str | None,
+            sort_key: str = "id", sort_dir: str = "asc") -> list[Any]:
+    """A page of the node's history events (oldest first unless sorted
+    otherwise) after the event ``marker`` (its UUID); NotFound for an
+    unknown marker, InvalidParameterValue for a column it cannot sort
+    by."""
     return db_api.get_instance().get_node_history_list(
-        node_id, limit=limit, marker=marker)
+        node_id, limit=limit, marker=marker, sort_key=sort_key,
+        sort_dir=sort_dir)
 
 
 def add_history(node_id: int, values: dict[str, Any]) -> None:

@@ -42,6 +42,8 @@ class ListArgs:
     marker: str | None
     sort_key: str
     sort_dir: str
+    #: Every field was asked for (``/detail`` or ``?detail=true``).
+    detail: bool = False
 
 
 def parse_fields(spec: Spec, raw: str | None, ver: int) -> list[str] | None:
@@ -49,7 +51,7 @@ def parse_fields(spec: Spec, raw: str | None, ver: int) -> list[str] | None:
     if raw is None:
         return None
     if not spec.strict_fields:
-        return api_utils.parse_fields(raw, spec.visible(ver)) or None
+        return api_utils.parse_fields(raw, spec.visible(ver))
     need_version(ver, features.FIELDS_SELECTION, "The 'fields' parameter")
     wanted = [f.strip() for f in raw.split(",") if f.strip()]
     check_names(spec, wanted, ver)
@@ -57,10 +59,12 @@ def parse_fields(spec: Spec, raw: str | None, ver: int) -> list[str] | None:
 
 
 def _with_links(spec: Spec, fields: list[str]) -> list[str]:
-    # The API always links each item, whatever fields were asked for.
-    if spec.strict_fields and "links" not in fields:
-        return fields + ["links"]
-    return fields
+    """``fields`` and those every item shows: timestamps first, links last,
+    as Ironic 39 orders them."""
+    always = spec.always()
+    front = [f for f in always if f != "links" and f not in fields]
+    back = ["links"] if "links" in always and "links" not in fields else []
+    return front + fields + back if front or back else fields
 
 
 def parse_sort_key(spec: Spec, raw: str | None, ver: int) -> str:
@@ -96,6 +100,27 @@ def check_params(params: dict[str, Any], accepted: Any) -> None:
             err=f"Unknown query parameter(s): {', '.join(sorted(unknown))}")
 
 
+def _too_early(spec: Spec, params: dict[str, Any], ver: int) -> list[str]:
+    return [p for p in params if (since := spec.param_since.get(p))
+            is not None and not since.available(ver)]
+
+
+def check_param_versions(spec: Spec, params: dict[str, Any], ver: int,
+                         accepted: Any) -> None:
+    """400 for parameters the request may not give (those taken from a
+    later version among them when the Spec says so), then 406 for the
+    others given before their version."""
+    early = _too_early(spec, params, ver)
+    if spec.early_param_status == 400:
+        accepted = set(accepted) - set(early)
+    check_params(params, accepted)
+    if early:
+        name = early[0]
+        raise exception.NotAcceptable(
+            f"The '{name}' parameter of {spec.singular} needs API version "
+            f"{spec.param_since[name].version} or newer.")
+
+
 def parse_detail(params: dict[str, Any], detail: bool, ver: int,
                  since: features.Since | None = features.DETAIL_PARAM
                  ) -> bool:
@@ -126,8 +151,9 @@ def check_not_both(fields: list[str] | None, detail: bool) -> None:
 def parse_page(spec: Spec, params: dict[str, Any], ver: int
                ) -> tuple[int, str | None, str, str]:
     """limit, marker, sort key and direction of a list request."""
+    marker = params.get("marker")
     return (api_utils.parse_limit(params.get("limit")),
-            api_utils.check_marker(params.get("marker")),
+            api_utils.check_marker(marker) if spec.uuid_marker else marker,
             parse_sort_key(spec, params.get("sort_key"), ver),
             api_utils.parse_sort_dir(params.get("sort_dir")))
 
@@ -137,15 +163,22 @@ def parse_list(spec: Spec, q: Query, *, detail: bool = False) -> ListArgs:
     accepted = [p for p in spec.list_params()
                 if not (q.scope and p in spec.filters
                         and spec.filters[p].scoped_by in q.scope)]
-    check_params(q.params, accepted)
+    check_param_versions(spec, q.params, q.ver, accepted)
     fields = parse_fields(spec, q.params.get("fields"), q.ver)
     detail = parse_detail(q.params, detail, q.ver, spec.detail_param)
     check_not_both(fields, detail)
     if fields is None:
         fields = spec.visible(q.ver) if detail else spec.defaults(q.ver)
     limit, marker, sort_key, sort_dir = parse_page(spec, q.params, q.ver)
+    spec.check_filters(q)
     return ListArgs(_with_links(spec, fields), limit, marker, sort_key,
-                    sort_dir)
+                    sort_dir, detail)
+
+
+def given(q: Query, *names: str) -> bool:
+    """Whether any of the filters ``names`` is given, as a parameter with
+    a value or as a parent in the URL."""
+    return any(q.params.get(name) or name in q.scope for name in names)
 
 
 def filter_criteria(filters: dict[str, Filter], q: Query) -> Criteria:
@@ -165,6 +198,7 @@ def show_fields(spec: Spec, params: dict[str, Any], ver: int) -> list[str]:
     unknown = set(params) - {"fields"}
     if unknown:
         raise spec.refuse_show_params(unknown)
+    check_param_versions(spec, params, ver, params)
     fields = parse_fields(spec, params.get("fields"), ver)
     if fields is None:
         return spec.visible(ver)
@@ -338,9 +372,17 @@ class CollectionController(rest.RestController):
 
     def _get_one(self, ident, **params):
         self._refuse_nested("get")
-        fields = show_fields(self.spec, params, method.version())
-        self.spec.authorize("get")
-        return show(self.spec, self.spec.item(ident, "get"), fields)
+        spec = self.spec
+        if spec.lookup_before_fields:
+            show_fields(spec, {k: v for k, v in params.items()
+                               if k != "fields"}, method.version())
+            spec.authorize("get")
+            obj = spec.item(ident, "get")
+            return show(spec, obj,
+                        show_fields(spec, params, method.version()))
+        fields = show_fields(spec, params, method.version())
+        spec.authorize("get")
+        return show(spec, spec.item(ident, "get"), fields)
 
     def _post(self):
         self._check_verb("create")

@@ -2,23 +2,30 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable
 
 from pecan import rest
 
 from ironic.api import features, method
+from ironic.api.controllers.v1 import collection, descriptor
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
-from ironic.common import exception, policy
+from ironic.common import policy
 from ironic.objects.conductor import Conductor
 
 _ALL_FIELDS = ("hostname", "conductor_group", "alive", "drivers",
                "created_at", "updated_at", "links")
 _LIST_FIELDS = ("hostname", "conductor_group", "alive", "links")
-_SORT_KEYS = {"hostname", "conductor_group", "created_at", "updated_at",
-              "id"}
-_LIST_PARAMS = {"limit", "marker", "sort_key", "sort_dir", "fields",
-                "detail"}
+
+#: The list's query, parsed by ``collection.parse_list``: every field is
+#: as old as the resource; a page starts after a hostname.
+SPEC = descriptor.Spec(
+    singular="conductor", collection="conductors", obj_cls=None,
+    api_fields={name: features.ALWAYS for name in _ALL_FIELDS},
+    default_fields=_LIST_FIELDS, strict_fields=False,
+    sort_keys=frozenset({"hostname", "conductor_group", "created_at",
+                         "updated_at"}),
+    detail_param=features.ALWAYS, detail_action=False, uuid_marker=False)
 
 
 def conductor_view(cond: Conductor, fields: Iterable[str]) -> dict:
@@ -40,50 +47,28 @@ def _authorize(rule: str) -> None:
 
 
 class ConductorsController(rest.RestController):
+    spec = SPEC
 
     @expose()
     @api_method(features.CONDUCTORS)
     def get_all(self, **params):
-        unknown = set(params) - _LIST_PARAMS
-        if unknown:
-            raise exception.InvalidParameterValue(
-                err=f"Unknown query parameter(s): "
-                    f"{', '.join(sorted(unknown))}")
+        args = collection.parse_list(
+            SPEC, descriptor.Query(params, method.version()))
         _authorize("baremetal:conductor:get")
-        fields: Sequence[str] | None = api_utils.parse_fields(
-            params.get("fields"), _ALL_FIELDS)
-        detail = api_utils.parse_bool(params.get("detail"), "detail")
-        if fields and detail:
-            raise exception.InvalidParameterValue(
-                err="Can not specify ?detail=True and fields in the same "
-                    "request.")
-        fields = fields or (_ALL_FIELDS if detail else _LIST_FIELDS)
-        sort_key = params.get("sort_key") or "id"
-        if sort_key not in _SORT_KEYS:
-            raise exception.InvalidParameterValue(
-                err=f"The sort_key value \"{sort_key}\" is an invalid field "
-                    f"for sorting")
-        limit = api_utils.parse_limit(params.get("limit"))
         rows = Conductor.list(
-            limit=limit, marker=params.get("marker"), sort_key=sort_key,
-            sort_dir=api_utils.parse_sort_dir(params.get("sort_dir")))
-        items = [conductor_view(c, fields) for c in rows]
+            limit=args.limit, marker=args.marker, sort_key=args.sort_key,
+            sort_dir=args.sort_dir)
+        items = [conductor_view(c, args.fields) for c in rows]
         return api_utils.collection(
-            "conductors", items, limit, "conductors", params,
+            "conductors", items, args.limit, "conductors", params,
             rows[-1].hostname if rows else None)
 
     @expose()
     @api_method(features.CONDUCTORS)
     def get_one(self, hostname, **params):
-        unknown = set(params) - {"fields"}
-        if unknown:
-            raise exception.InvalidParameterValue(
-                err=f"Unknown query parameter(s): "
-                    f"{', '.join(sorted(unknown))}")
+        fields = collection.show_fields(SPEC, params, method.version())
         _authorize("baremetal:conductor:get")
-        fields = api_utils.parse_fields(params.get("fields"), _ALL_FIELDS)
-        cond = Conductor.get_by_hostname(hostname)
-        return conductor_view(cond, fields or _ALL_FIELDS)
+        return conductor_view(Conductor.get_by_hostname(hostname), fields)
 
 
 __all__ = ["ConductorsController"]

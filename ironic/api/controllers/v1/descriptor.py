@@ -22,6 +22,10 @@ from ironic.common import exception
 
 Criteria = list[tuple[str, Any]]
 
+#: The query parameters lists share: what a list shows and its page.
+COMMON_PARAMS = ("fields", "detail", "limit", "marker", "sort_key",
+                 "sort_dir")
+
 
 @dataclasses.dataclass(frozen=True)
 class Query:
@@ -93,6 +97,10 @@ def _no_parent_refusal(verb: str) -> Exception | None:
     return None
 
 
+def _any_filters(q: Query) -> None:
+    """Every filter may be combined with every other."""
+
+
 @dataclasses.dataclass(frozen=True)
 class Spec:
     """One API resource: fields, filters, sort keys, sub-resources,
@@ -129,6 +137,30 @@ class Spec:
     #: new 406) and links always shown; False: the older answer (any name
     #: not shown at this version is 400 "Field(s) ... are not valid").
     strict_fields: bool = True
+    #: Fields every item shows, whatever ``fields`` names (Ironic 39 links
+    #: every item; BIOS settings and firmware components also come with
+    #: their timestamps); None: ``links`` when the resource has them.
+    always_shown: tuple[str, ...] | None = None
+    #: What a field named before its version answers: 406, or 400 (as the
+    #: reference answers for firmware components).
+    too_new_status: int = 406
+    #: The common parameters the list takes (``COMMON_PARAMS``; a list
+    #: served whole takes no paging ones); ``detail`` only with
+    #: ``detail_param``.
+    params: tuple[str, ...] = COMMON_PARAMS
+    #: Parameters taken from a later version than the resource itself:
+    #: before it they answer ``early_param_status``, 406 naming the
+    #: version or 400 as an unknown parameter.
+    param_since: dict[str, features.Since] = dataclasses.field(
+        default_factory=dict)
+    early_param_status: int = 406
+    #: Markers are UUIDs (400 otherwise); False: the list's own key (a
+    #: conductor's hostname), which only the lookup can refuse.
+    uuid_marker: bool = True
+    #: A GET of one item finds it before it checks ``fields`` (an unknown
+    #: item is 404 whatever ``fields`` names), as the reference does for
+    #: some resources; parameters other than ``fields`` are refused first.
+    lookup_before_fields: bool = False
     subresources: dict[str, SubResource] = dataclasses.field(
         default_factory=dict)
 
@@ -158,6 +190,9 @@ class Spec:
     #: What a nested view (a parent in the URL) answers to anything but a
     #: list; None: the nested view serves it too.
     refuse_nested: Callable[[str], Exception | None] = _no_parent_refusal
+    #: Refuses filters the list does not take together (each was checked
+    #: on its own by then; the URL's parents count as given).
+    check_filters: Callable[[Query], None] = _any_filters
     #: What a GET of one item answers to query parameters but ``fields``.
     refuse_show_params: Callable[[set[str]], Exception] = \
         _unknown_show_params
@@ -211,10 +246,15 @@ class Spec:
                 cols.add(name)
         return [c for c in self.obj_cls.table_columns() if c in cols]
 
+    def always(self) -> tuple[str, ...]:
+        """The fields every item shows, whatever ``fields`` names."""
+        if self.always_shown is not None:
+            return self.always_shown
+        return ("links",) if "links" in self.known() else ()
+
     def list_params(self) -> tuple[str, ...]:
         """The query parameters the list takes, the common ones first."""
-        common = [p for p in ("fields", "detail", "limit", "marker",
-                              "sort_key", "sort_dir")
+        common = [p for p in self.params
                   if p != "detail" or self.detail_param is not None]
         return (*common, *self.filters)
 
@@ -231,9 +271,11 @@ def check_names(spec: Spec, names: Iterable[str], ver: int,
     for name in names:
         since = spec.feature(name)
         if since is not None and not since.available(ver):
-            raise exception.NotAcceptable(
-                f"The {what} '{name}' of {spec.singular} needs API version "
-                f"{since.version} or newer.")
+            message = (f"The {what} '{name}' of {spec.singular} needs API "
+                       f"version {since.version} or newer.")
+            if spec.too_new_status == 400:
+                raise exception.InvalidParameterValue(err=message)
+            raise exception.NotAcceptable(message)
 
 
 def need_version(ver: int, feature: features.Since, what: str) -> None:

@@ -14,7 +14,7 @@ from pecan import rest
 
 from ironic import driver_registry, hash_ring, interfaces
 from ironic.api import features, method
-from ironic.api.controllers.v1 import node_vendor
+from ironic.api.controllers.v1 import collection, descriptor, node_vendor
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import exception, interface_catalog, policy
@@ -27,18 +27,33 @@ _BASE_SINCE = {"name": features.ALWAYS, "hosts": features.ALWAYS,
                "links": features.ALWAYS,
                "properties": features.SUBRESOURCE_LINKS,
                "type": features.HARDWARE_TYPES}
+#: The interfaces of a driver's detail, by name, with their version.
+_DETAIL_SINCE = dict(sorted(
+    (name, since) for kind, since in _INTERFACE_SINCE.items()
+    for name in (f"default_{kind}_interface", f"enabled_{kind}_interfaces")))
 
 
-def _detail_fields(ver: int) -> list[str]:
-    out = []
-    for kind in interfaces.TYPES:
-        if _INTERFACE_SINCE[kind].available(ver):
-            out += [f"default_{kind}_interface", f"enabled_{kind}_interfaces"]
-    return sorted(out)
+def _driver_type(value: str, q: descriptor.Query) -> descriptor.Criteria:
+    if value not in ("classic", "dynamic"):
+        raise exception.InvalidParameterValue(
+            err=f"Invalid driver type {value!r}: expected 'classic' or "
+                f"'dynamic'.")
+    return [("type", value)]
 
 
-def _base_fields(ver: int) -> list[str]:
-    return [f for f, since in _BASE_SINCE.items() if since.available(ver)]
+#: The list's and item's query, parsed by ``collection``: the list is
+#: served whole (no paging); ``type`` and ``detail`` from 1.30, ``fields``
+#: from 1.77 (406 before).
+SPEC = descriptor.Spec(
+    singular="driver", collection="drivers", obj_cls=None,
+    api_fields={**_BASE_SINCE, **_DETAIL_SINCE},
+    default_fields=tuple(_BASE_SINCE), strict_fields=False,
+    params=("fields", "detail"), detail_param=features.ALWAYS,
+    detail_action=False,
+    param_since={"type": features.HARDWARE_TYPES,
+                 "detail": features.HARDWARE_TYPES,
+                 "fields": features.DRIVER_FIELDS},
+    filters={"type": descriptor.Filter(_driver_type)})
 
 
 def _view(hw: interface_catalog.HardwareType, fields: list[str]) -> dict:
@@ -61,51 +76,6 @@ def _view(hw: interface_catalog.HardwareType, fields: list[str]) -> dict:
         elif name.startswith("enabled_"):
             out[name] = list(hw.enabled.get(name[len("enabled_"):-11], []))
     return out
-
-
-def _fields(params: dict, ver: int, detail: bool) -> list[str]:
-    detailed = features.HARDWARE_TYPES.available(ver)
-    everything = _base_fields(ver) + (_detail_fields(ver) if detailed
-                                      else [])
-    if params.get("fields") is not None:
-        if not features.DRIVER_FIELDS.available(ver):
-            raise exception.NotAcceptable(
-                "The 'fields' parameter of drivers needs API version 1.77 "
-                "or newer.")
-        wanted = api_utils.parse_fields(params["fields"], everything)
-        return wanted or everything
-    return everything if detail else _base_fields(ver)
-
-
-def _check_params(params: dict, allowed: set[str]) -> None:
-    unknown = set(params) - allowed
-    if unknown:
-        raise exception.InvalidParameterValue(
-            err=f"Unknown query parameter(s): {', '.join(sorted(unknown))}")
-
-
-def _list_options(params: dict, ver: int) -> tuple[str | None, bool]:
-    kind = params.get("type")
-    if kind is not None:
-        if not features.HARDWARE_TYPES.available(ver):
-            raise exception.NotAcceptable(
-                "The 'type' parameter needs API version 1.30 or newer.")
-        if kind not in ("classic", "dynamic"):
-            raise exception.InvalidParameterValue(
-                err=f"Invalid driver type {kind!r}: expected 'classic' or "
-                    f"'dynamic'.")
-    detail = False
-    if params.get("detail") is not None:
-        if not features.HARDWARE_TYPES.available(ver):
-            raise exception.NotAcceptable(
-                "The 'detail' parameter of drivers needs API version 1.30 "
-                "or newer.")
-        detail = bool(api_utils.parse_bool(params["detail"], "detail"))
-    if detail and params.get("fields") is not None:
-        raise exception.InvalidParameterValue(
-            err="Can not specify ?detail=True and fields in the same "
-                "request.")
-    return kind, detail
 
 
 def default_vendor_class(hw: interface_catalog.HardwareType
@@ -184,7 +154,7 @@ class DriverProperties(rest.RestController):
     @expose()
     @api_method()
     def get_all(self, **params):
-        _check_params(params, set())
+        collection.check_params(params, ())
         policy.authorize("baremetal:driver:get_properties",
                          method.context())
         hw = hash_ring.live_catalog().get(self.driver_name)
@@ -192,6 +162,7 @@ class DriverProperties(rest.RestController):
 
 
 class DriversController(rest.RestController):
+    spec = SPEC
     _subcontrollers = {"vendor_passthru": DriverPassthruController,
                        "raid": RaidController,
                        "properties": DriverProperties}
@@ -209,25 +180,22 @@ class DriversController(rest.RestController):
     @expose()
     @api_method()
     def get_all(self, **params):
-        _check_params(params, {"type", "detail", "fields"})
+        q = descriptor.Query(params, method.version())
+        args = collection.parse_list(SPEC, q)
+        kind = dict(collection.filter_criteria(SPEC.filters, q)).get("type")
         policy.authorize("baremetal:driver:get", method.context())
-        ver = method.version()
-        kind, detail = _list_options(params, ver)
-        fields = _fields(params, ver, detail)
         if kind == "classic":
             return {"drivers": []}
         catalog = hash_ring.live_catalog()
-        return {"drivers": [_view(hw, fields) for _n, hw in
+        return {"drivers": [_view(hw, args.fields) for _n, hw in
                             sorted(catalog.types.items())]}
 
     @expose()
     @api_method()
     def get_one(self, name, **params):
-        _check_params(params, {"fields"})
+        fields = collection.show_fields(SPEC, params, method.version())
         policy.authorize("baremetal:driver:get", method.context())
-        ver = method.version()
-        hw = hash_ring.live_catalog().get(name)
-        return _view(hw, _fields(params, ver, True))
+        return _view(hash_ring.live_catalog().get(name), fields)
 
 
 __all__ = ["DriversController"]

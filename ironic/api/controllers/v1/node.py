@@ -30,7 +30,7 @@ from ironic.api.controllers.v1.node_documents import (
     caller_document,
     node_document,
 )
-from ironic.api.controllers.v1.node_lookup import get_node
+from ironic.api.controllers.v1.node_lookup import authorized_node, get_node
 from ironic.api.method import api_method, expose
 from ironic.common import exception, states
 from ironic.conductor import rpcapi
@@ -127,7 +127,13 @@ class NodesController(rest.RestController):
         if unknown:
             raise exception.InvalidParameterValue(
                 err=f"Unknown query parameter(s): {', '.join(unknown)}")
-        return node_document(ident, params.get("fields"))
+        try:
+            return node_document(ident, params.get("fields"))
+        except (exception.InvalidParameterValue, exception.NotAcceptable):
+            # Ironic 39 finds the node before it reads ``fields``: a node
+            # that is not there is 404 whatever ``fields`` names.
+            authorized_node(ident, "baremetal:node:get")
+            raise
 
     @expose()
     @api_method(status=201)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ironic.api import features, method
-from ironic.api.controllers.v1 import node_sub
+from ironic.api.controllers.v1 import collection, descriptor, node_sub
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import exception, utils
@@ -35,6 +35,32 @@ _HISTORY_SINCE = {"project": features.HISTORY_PROJECT,
 #: A list without detail shortens longer events to this many characters.
 _SHORT_EVENT = 255
 
+_ALWAYS = features.ALWAYS
+
+#: The queries of these lists, parsed by ``collection.parse_list``. BIOS
+#: settings take ``detail`` and ``fields`` from 1.74 (before: unknown
+#: parameters, as the reference answers); both are served whole.
+BIOS_SPEC = descriptor.Spec(
+    singular="BIOS setting", collection="bios", obj_cls=None,
+    api_fields={name: features.BIOS_REGISTRY if name in _BIOS_REGISTRY
+                else _ALWAYS for name in _BIOS_FIELDS},
+    default_fields=("name", "value", "links"), strict_fields=False,
+    always_shown=("created_at", "updated_at", "links"),
+    params=("fields", "detail"), detail_param=_ALWAYS, detail_action=False,
+    param_since={"detail": features.BIOS_REGISTRY,
+                 "fields": features.BIOS_REGISTRY},
+    early_param_status=400)
+#: History pages and sorts as Ironic 39 (any column: the database refuses
+#: others); a field named before its version is 406, and ``links`` comes
+#: only when asked for.
+HISTORY_SPEC = descriptor.Spec(
+    singular="history event", collection="history", obj_cls=None,
+    api_fields={name: _HISTORY_SINCE.get(name, _ALWAYS)
+                for name in _HISTORY_FIELDS},
+    default_fields=_HISTORY_DEFAULT, always_shown=(),
+    params=descriptor.COMMON_PARAMS, detail_param=_ALWAYS,
+    detail_action=False)
+
 
 def _value(obj: Any, name: str) -> Any:
     value = getattr(obj, name, None)
@@ -43,32 +69,9 @@ def _value(obj: Any, name: str) -> Any:
     return value
 
 
-def _check_params(params: dict, allowed: set[str]) -> None:
-    unknown = set(params) - allowed
-    if unknown:
-        raise exception.InvalidParameterValue(
-            err=f"Unknown query parameter(s): {', '.join(sorted(unknown))}")
-
-
-def _list_fields(params: dict, all_fields: tuple, default: tuple,
-                 since: features.Since) -> list[str]:
-    """The fields a list shows: default, ``detail``, or ``fields``."""
-    ver = method.version()
-    if ("detail" in params or "fields" in params) and \
-            not since.available(ver):
-        raise exception.NotAcceptable(
-            f"'detail' and 'fields' need API version {since.version} or "
-            f"newer.")
-    fields = api_utils.parse_fields(params.get("fields"), all_fields)
-    detail = api_utils.parse_bool(params.get("detail"), "detail")
-    if fields and detail:
-        raise exception.InvalidParameterValue(
-            err="Can not specify ?detail=True and fields in the same "
-                "request.")
-    return fields or list(all_fields if detail else default)
-
-
 class BIOSController(node_sub._NodeSub):
+    spec = BIOS_SPEC
+
     @staticmethod
     def _view(node_uuid: str, setting, fields: list[str]) -> dict:
         out = {f: _value(setting, f) for f in fields if f != "links"}
@@ -80,24 +83,21 @@ class BIOSController(node_sub._NodeSub):
     @expose()
     @api_method(features.BIOS)
     def get_all(self, **params):
-        _check_params(params, {"detail", "fields"})
-        fields = _list_fields(params, _BIOS_FIELDS,
-                              ("name", "value", "links"),
-                              features.BIOS_REGISTRY)
+        args = collection.parse_list(
+            BIOS_SPEC, descriptor.Query(params, method.version()))
         node = self._node("baremetal:node:bios:get")
         settings = node_records.bios_settings(node.id)
-        return {"bios": [self._view(node.uuid, s, fields)
+        return {"bios": [self._view(node.uuid, s, args.fields)
                          for s in settings]}
 
     @expose()
     @api_method(features.BIOS)
     def get_one(self, name, **params):
-        _check_params(params, set())
+        collection.check_params(params, ())
         node = self._node("baremetal:node:bios:get")
         for setting in node_records.bios_settings(node.id):
             if setting.name == name:
-                fields = [f for f in _BIOS_FIELDS if f not in _BIOS_REGISTRY or
-                          features.BIOS_REGISTRY.available(method.version())]
+                fields = BIOS_SPEC.visible(method.version())
                 return {name: self._view(node.uuid, setting, fields)}
         raise exception.NotFound(
             f"The BIOS setting {name} of node {node.uuid} could not be "
@@ -105,6 +105,8 @@ class BIOSController(node_sub._NodeSub):
 
 
 class HistoryController(node_sub._NodeSub):
+    spec = HISTORY_SPEC
+
     @staticmethod
     def _view(node_uuid: str, event, fields: list[str],
               short: bool = False) -> dict:
@@ -112,56 +114,39 @@ class HistoryController(node_sub._NodeSub):
         if short and len(out.get("event") or "") > _SHORT_EVENT:
             out["event"] = out["event"][:_SHORT_EVENT - 4] + "..."
         if "links" in fields:
+            # Ironic 39 links an event to itself only (no bookmark).
             out["links"] = api_utils.link(
-                "nodes", f"{node_uuid}/history/{event.uuid}")
+                "nodes", f"{node_uuid}/history/{event.uuid}")[:1]
         return out
-
-    @staticmethod
-    def _known(ver: int) -> tuple:
-        return tuple(
-            f for f in _HISTORY_FIELDS
-            if _HISTORY_SINCE.get(f, features.NODE_HISTORY).available(ver))
 
     @expose()
     @api_method(features.NODE_HISTORY)
     def get_all(self, **params):
-        _check_params(params, {"detail", "fields", "limit", "marker"})
-        ver = method.version()
-        known = self._known(ver)
-        too_new = [f for f in api_utils.parse_fields(
-            params.get("fields"), _HISTORY_FIELDS) or () if f not in known]
-        if too_new:
-            raise exception.NotAcceptable(
-                f"The history field(s) {', '.join(too_new)} need API "
-                f"version 1."
-                f"{max(_HISTORY_SINCE[f].minor for f in too_new)} or newer.")
-        fields = _list_fields(params, known, _HISTORY_DEFAULT,
-                             features.NODE_HISTORY)
+        args = collection.parse_list(
+            HISTORY_SPEC, descriptor.Query(params, method.version()))
         # Without detail, the reference shortens long events.
-        short = "fields" not in params and not api_utils.parse_bool(
-            params.get("detail"), "detail")
+        short = "fields" not in params and not args.detail
         node = self._node("baremetal:node:history:get")
-        limit = api_utils.parse_limit(params.get("limit"))
         events = node_records.history(
-            node.id, limit=limit,
-            marker=api_utils.check_marker(params.get("marker")))
+            node.id, limit=args.limit, marker=args.marker,
+            sort_key=args.sort_key, sort_dir=args.sort_dir)
         return api_utils.collection(
             "history",
-            [self._view(node.uuid, e, fields, short) for e in events],
-            limit, f"nodes/{node.uuid}/history", params,
+            [self._view(node.uuid, e, args.fields, short) for e in events],
+            args.limit, f"nodes/{node.uuid}/history", params,
             events[-1].uuid if events else None)
 
     @expose()
     @api_method(features.NODE_HISTORY)
     def get_one(self, event_uuid, **params):
-        _check_params(params, set())
+        collection.check_params(params, ())
         if not utils.is_uuid_like(event_uuid):
             raise exception.InvalidUUID(uuid=event_uuid)
         node = self._node("baremetal:node:history:get")
         event = node_records.history_event(
             node.id, utils.normalize_uuid(event_uuid))
         return self._view(node.uuid, event,
-                          list(self._known(method.version())))
+                          HISTORY_SPEC.visible(method.version()))
 
 
 _FIRMWARE_FIELDS = ("created_at", "updated_at", "component",
@@ -170,32 +155,28 @@ _FIRMWARE_FIELDS = ("created_at", "updated_at", "component",
 _FIRMWARE_IDENTITY = ("vendor", "model", "serial_number")
 
 
-def _firmware_fields(params: dict) -> list[str]:
-    """Fields of each component: all this version knows, or ``fields``
-    (the timestamps are always shown, as by the reference service)."""
-    known = list(_FIRMWARE_FIELDS)
-    if features.FIRMWARE_IDENTITY.available(method.version()):
-        known += _FIRMWARE_IDENTITY
-    if "fields" not in params:
-        return known
-    wanted = api_utils.parse_fields(params["fields"],
-                                    _FIRMWARE_FIELDS + _FIRMWARE_IDENTITY)
-    too_new = [f for f in wanted if f not in known]
-    if too_new:
-        # The reference answers 400 here, not 406.
-        raise exception.InvalidParameterValue(
-            err=f"Fields {', '.join(too_new)} need API version "
-                f"{features.FIRMWARE_IDENTITY.version} or newer.")
-    return [f for f in known
-            if f in wanted or f in ("created_at", "updated_at")]
+#: Firmware components are served whole; ``fields`` selects, and naming
+#: an identity field before 1.114 is 400, as the reference answers.
+FIRMWARE_SPEC = descriptor.Spec(
+    singular="firmware component", collection="firmware", obj_cls=None,
+    api_fields={**dict.fromkeys(_FIRMWARE_FIELDS, _ALWAYS),
+                **dict.fromkeys(_FIRMWARE_IDENTITY,
+                                features.FIRMWARE_IDENTITY)},
+    default_fields=None, always_shown=("created_at", "updated_at"),
+    too_new_status=400,
+    params=("fields",), detail_param=None, detail_action=False)
 
 
 class FirmwareController(node_sub._NodeSub):
+    spec = FIRMWARE_SPEC
+
     @expose()
     @api_method(features.FIRMWARE)
     def get_all(self, **params):
-        _check_params(params, {"fields"})
-        fields = _firmware_fields(params)
+        ver = method.version()
+        args = collection.parse_list(FIRMWARE_SPEC,
+                                     descriptor.Query(params, ver))
+        fields = [f for f in FIRMWARE_SPEC.visible(ver) if f in args.fields]
         node = self._node("baremetal:node:firmware:get")
         return {"firmware": [
             {f: _value(c, f) for f in fields}
@@ -208,7 +189,7 @@ class InventoryController(node_sub._NodeSub):
     @expose()
     @api_method(features.INVENTORY)
     def get_all(self, **params):
-        _check_params(params, set())
+        collection.check_params(params, ())
         node = self._node("baremetal:node:inventory:get")
         try:
             record = node_records.inventory(node.id)

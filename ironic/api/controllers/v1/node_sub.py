@@ -14,7 +14,7 @@ import os_traits
 from pecan import rest
 
 from ironic.api import features, method
-from ironic.api.controllers.v1 import node_lookup
+from ironic.api.controllers.v1 import collection, descriptor, node_lookup
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.controllers.v1.node_fields import state_for_version
 from ironic.api.method import api_method, expose
@@ -70,9 +70,10 @@ class TraitsController(_NodeSub):
     # a PUT "not allowed", as the reference answers; a DELETE not found.
     @expose()
     @api_method(features.TRAITS, too_old=406, late=True)
-    def get_all(self):
+    def get_all(self, **params):
         node = self._node("baremetal:node:traits:list")
         method.check_bound()
+        collection.check_params(params, ())
         return {"traits": node.load_traits()}
 
     @expose()
@@ -108,7 +109,8 @@ class TraitsController(_NodeSub):
 class StatesController(_NodeSub):
     @expose()
     @api_method()
-    def get_all(self):
+    def get_all(self, **params):
+        collection.check_params(params, ())
         node = self._node("baremetal:node:get_states")
         ver = method.version()
         shown = state_for_version
@@ -172,20 +174,25 @@ def _has_body() -> bool:
     return bool(request.body and request.body.strip())
 
 
+#: The children are listed whole: the list takes no query parameters (the
+#: reference takes none either).
+CHILDREN_SPEC = descriptor.Spec(
+    singular="child node", collection="children", obj_cls=None,
+    api_fields={}, default_fields=(), params=(), detail_param=None,
+    detail_action=False)
+
+
 class ChildrenController(_NodeSub):
     """UUIDs of the nodes whose parent_node is this node (1.83)."""
+
+    spec = CHILDREN_SPEC
 
     @expose()
     @api_method(features.CHILD_NODES)
     def get_all(self, **params):
+        collection.parse_list(CHILDREN_SPEC,
+                              descriptor.Query(params, method.version()))
         node = self._node("baremetal:node:list")
-        params = dict(params, parent_node=node.uuid)
-        unknown = set(params) - {"parent_node", "limit", "marker",
-                                 "sort_key", "sort_dir"}
-        if unknown:
-            raise exception.InvalidParameterValue(
-                err=f"Unknown query parameter(s): "
-                    f"{', '.join(sorted(unknown))}")
         return {"children": node.child_uuids()}
 
 

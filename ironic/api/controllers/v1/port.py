@@ -258,6 +258,21 @@ def conductor_groups_filter(value: str, q: descriptor.Query
     return [("node.conductor_group", groups)] if value else []
 
 
+def _check_filters(q: descriptor.Query) -> None:
+    """As Ironic 39: the ports of one node, one port group or one shard at
+    a time (403 for more), and conductor groups with none of node, port
+    group or address (400)."""
+    one_of = (collection.given(q, "node", "node_uuid"),
+              collection.given(q, "portgroup"), collection.given(q, "shard"))
+    if sum(one_of) > 1:
+        raise exception.OperationNotPermitted()
+    if collection.given(q, "conductor_groups") and collection.given(
+            q, "node", "node_uuid", "portgroup", "address"):
+        raise exception.InvalidParameterValue(
+            err="Filtering by conductor_groups cannot be combined with "
+                "node_ident, portgroup_ident, or node address filters.")
+
+
 def _list_scope(q: descriptor.Query) -> descriptor.Criteria:
     """The caller's projects, and the node or port group in the URL."""
     conds = resource.project_filter("port")
@@ -311,6 +326,7 @@ def _delete(port: Port) -> None:
 
 SPEC = descriptor.Spec(
     singular="port", collection="ports", obj_cls=Port,
+    lookup_before_fields=True,
     api_fields={"node_uuid": features.ALWAYS,
                 "portgroup_uuid": features.PORTGROUP_SUBRESOURCES,
                 "links": features.ALWAYS},
@@ -329,7 +345,7 @@ SPEC = descriptor.Spec(
         "conductor_groups": descriptor.Filter(
             conductor_groups_filter, features.CONDUCTOR_GROUPS_FILTER),
     },
-    list_scope=_list_scope,
+    list_scope=_list_scope, check_filters=_check_filters,
     fetch=collection.object_fetch(
         Port, lambda marker: exception.PortNotFound(port=marker)),
     row=resource.item_row,

@@ -96,6 +96,16 @@ def _address_filter(addr: str, q: descriptor.Query) -> descriptor.Criteria:
              if utils.is_valid_mac(addr) else addr)]
 
 
+def _check_filters(q: descriptor.Query) -> None:
+    """As Ironic 39: one of node, address, shard and conductor groups at a
+    time."""
+    if sum(collection.given(q, name) for name in (
+            "node", "address", "shard", "conductor_groups")) > 1:
+        raise exception.InvalidParameterValue(
+            err="Filtering by node, address, or shard simultaneously is "
+                "not supported.")
+
+
 def _list_scope(q: descriptor.Query) -> descriptor.Criteria:
     """The caller's projects, and the node in the URL."""
     conds = resource.project_filter("portgroup")
@@ -162,7 +172,7 @@ SPEC = descriptor.Spec(
     },
     subresources={"ports": descriptor.SubResource(
         _member_ports_view, features.PORTGROUP_SUBRESOURCES)},
-    list_scope=_list_scope,
+    list_scope=_list_scope, check_filters=_check_filters,
     fetch=collection.object_fetch(
         Portgroup,
         lambda marker: exception.PortgroupNotFound(portgroup=marker)),

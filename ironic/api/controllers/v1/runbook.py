@@ -129,6 +129,7 @@ def _update(obj: Any, patch: list, ver: int) -> Any:
 
 SPEC = descriptor.Spec(
     singular="runbook", collection="runbooks", api_fields=_FIELDS,
+    lookup_before_fields=True,
     default_fields=("uuid", "name", "links"),
     bounds=descriptor.Bounds(features.RUNBOOKS, write_too_old=405),
     sort_keys=frozenset({"id", "uuid", "name", "owner", "created_at",

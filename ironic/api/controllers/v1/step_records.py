@@ -108,4 +108,6 @@ def spec_hooks(kind: Kind) -> dict[str, Any]:
             "delete": lambda obj: kind.store.destroy(obj.id),
             "refuse_show_params": refuse_show_params,
             "obj_cls": None, "strict_fields": False,
+            # A marker that is no UUID names no row: 404, as Ironic 39.
+            "uuid_marker": False,
             "detail_param": features.ALWAYS, "detail_action": False}

@@ -86,7 +86,8 @@ def parse_limit(limit: str | int | None) -> int:
 
 
 def parse_sort_dir(sort_dir: str | None) -> str:
-    sort_dir = (sort_dir or "asc").lower()
+    # Exactly "asc" or "desc": Ironic 39 refuses "DESC" too.
+    sort_dir = sort_dir or "asc"
     if sort_dir not in ("asc", "desc"):
         raise exception.InvalidParameterValue(
             err=f"Invalid sort direction: {sort_dir}. Acceptable values are "

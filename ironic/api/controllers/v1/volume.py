@@ -193,8 +193,7 @@ def _spec(kind: _Kind) -> descriptor.Spec:
         create=functools.partial(_create, kind),
         update=functools.partial(_update, kind),
         delete=functools.partial(_delete, kind),
-        refuse_nested=_nested,
-        refuse_show_params=lambda unknown: exception.NotFound())
+        refuse_nested=_nested)
 
 
 _SPECS = {kind.key: _spec(kind) for kind in (CONNECTORS, TARGETS)}
@@ -231,7 +230,8 @@ class VolumeController(rest.RestController):
 
     @expose()
     @api_method(features.VOLUME)
-    def get_all(self):
+    def get_all(self, **params):
+        collection.check_params(params, ())
         policy.authorize("baremetal:volume:list", method.context())
         if self.node_ident:
             node = node_lookup.authorized_node(self.node_ident,

@@ -1,6 +1,7 @@
 """BIOS settings, node history, shards and events."""
 
 from ironic.db import api as db_api
+from ironic.tests.fixtures import error_message
 
 UUID = "11111111-2222-3333-4444-555555555555"
 MAC = "52:54:00:12:34:56"
@@ -27,18 +28,25 @@ def test_bios_settings(api_newest):
     doc = api.get("/v1/nodes/b1/bios").json
     assert [s["name"] for s in doc["bios"]] == ["BootMode",
                                                 "ProcVirtualization"]
-    assert set(doc["bios"][0]) == {"name", "value", "links"}
+    # As Ironic 39: timestamps and links come with every setting.
+    assert set(doc["bios"][0]) == {"name", "value", "created_at",
+                                   "updated_at", "links"}
     detail = api.get("/v1/nodes/b1/bios?detail=true").json["bios"][1]
     assert detail["allowable_values"] == ["Enabled", "Disabled"]
-    assert api.get("/v1/nodes/b1/bios?fields=value").json == {
-        "bios": [{"value": "Uefi"}, {"value": "Enabled"}]}
+    valued = api.get("/v1/nodes/b1/bios?fields=value").json["bios"]
+    assert [s["value"] for s in valued] == ["Uefi", "Enabled"]
+    assert set(valued[0]) == {"value", "created_at", "updated_at", "links"}
     one = api.get("/v1/nodes/b1/bios/ProcVirtualization").json
     assert one["ProcVirtualization"]["attribute_type"] == "Enumeration"
     old = api.get("/v1/nodes/b1/bios/ProcVirtualization",
                   version="1.73").json["ProcVirtualization"]
     assert "attribute_type" not in old and old["value"] == "Enabled"
-    assert api.get("/v1/nodes/b1/bios?detail=true",
-                   version="1.73").status_int == 406
+    # Before 1.74 detail and fields are parameters the list does not take
+    # (400, as Ironic 39 answers), not too new ones.
+    for query in ("detail=true", "detail=false", "fields=name"):
+        resp = api.get(f"/v1/nodes/b1/bios?{query}", version="1.73")
+        assert resp.status_int == 400, query
+        assert "Unknown query parameter" in error_message(resp)
     assert api.get("/v1/nodes/b1/bios/Nope").status_int == 404
     assert api.get("/v1/nodes/b1/bios", version="1.39").status_int == 404
 
@@ -57,12 +65,41 @@ def test_history(api_newest):
     assert set(doc["history"][0]) == {"uuid", "created_at", "severity",
                                       "event", "links"}
     assert "marker=" in doc["next"]
+    # As Ironic 39: an event links to itself, with no bookmark.
+    assert [link["rel"] for link in doc["history"][0]["links"]] == ["self"]
     one = api.get(f"/v1/nodes/h1/history/{doc['history'][0]['uuid']}").json
     assert one["conductor"] == "c1" and one["event_type"] == "deploy"
     assert api.get(f"/v1/nodes/h1/history/{UUID}").status_int == 404
     assert api.get("/v1/nodes/h1/history/x").status_int == 400
     assert api.get("/v1/nodes/h1/history",
                    version="1.77").status_int == 404
+
+
+def test_history_sorts_as_ironic_39(api_newest):
+    api = api_newest
+    node = _node(api, name="h2")
+    dbapi = db_api.get_instance()
+    for i, severity in enumerate(("WARNING", "ERROR", "INFO")):
+        dbapi.add_node_history(_node_id(node["uuid"]), {
+            "event": f"event {i}", "severity": severity,
+            "event_type": "deploy", "conductor": "c1", "user": "u"})
+
+    def events(query):
+        resp = api.get(f"/v1/nodes/h2/history?{query}")
+        assert resp.status_int == 200, resp.body
+        return [e["event"] for e in resp.json["history"]]
+
+    assert events("sort_dir=desc") == ["event 2", "event 1", "event 0"]
+    assert events("sort_key=severity") == ["event 1", "event 2", "event 0"]
+    first = api.get("/v1/nodes/h2/history?sort_key=severity&limit=1").json
+    assert "sort_key=severity" in first["next"]
+    second = api.get("/v1" + first["next"].split("/v1", 1)[1]).json[
+        "history"]
+    assert [e["event"] for e in second] == ["event 2"]
+    for query in ("sort_key=no_such_field", "sort_dir=sideways",
+                  "sort_key=links"):
+        resp = api.get(f"/v1/nodes/h2/history?{query}")
+        assert resp.status_int == 400, (query, resp.body)
 
 
 def test_shards(api_newest):
