@@ -141,27 +141,21 @@ _RUNBOOKS = Resource(
 _DRIVERS = Resource(
     "drivers", {**openapi_answers.DRIVER_FIELDS},
     lambda name: None,
-    lambda ver: driver._base_fields(ver) + (
-        driver._detail_fields(ver)
-        if features.HARDWARE_TYPES.available(ver) else []))
+    driver.SPEC.visible)
 
 _BIOS = Resource(
     "bios", {**node_records.BIOS_SETTING_FIELDS, **_LINKS},
     lambda name: None,
-    lambda ver: [name for name in node_data._BIOS_FIELDS
-                 if name not in node_data._BIOS_REGISTRY
-                 or features.BIOS_REGISTRY.available(ver)])
+    node_data.BIOS_SPEC.visible)
 
 _HISTORY = Resource(
     "history", {**node_records.HISTORY_EVENT_FIELDS, **_LINKS},
-    lambda name: None, node_data.HistoryController._known)
+    lambda name: None, node_data.HISTORY_SPEC.visible)
 
 _FIRMWARE = Resource(
     "firmware", node_records.FIRMWARE_COMPONENT_FIELDS,
     lambda name: None,
-    lambda ver: [*node_data._FIRMWARE_FIELDS, *(
-        node_data._FIRMWARE_IDENTITY
-        if features.FIRMWARE_IDENTITY.available(ver) else ())])
+    node_data.FIRMWARE_SPEC.visible)
 
 
 def _volume(kind: volume._Kind) -> Resource:
