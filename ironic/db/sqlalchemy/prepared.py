@@ -29,19 +29,45 @@ from __future__ import annotations
 import collections
 import pickle
 import threading
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Any, Callable, Generic, NamedTuple, Sequence, TypeVar
 
 import sqlalchemy as sa
 
 from ironic.db.sqlalchemy import engine as db_engine
 
 
-class _Plan(NamedTuple):
-    engine: sa.Engine
+class _Binds(NamedTuple):
+    """How a compiled statement takes its parameters."""
+
     sql: str
     #: Parameter names in placeholder order; None for named placeholders.
     order: tuple[str, ...] | None
-    binds: dict[str, Callable]
+    #: The bind processors (JSON, datetimes) of the parameters that have one.
+    processors: dict[str, Callable]
+
+    @classmethod
+    def of(cls, compiled: Any, dialect: Any) -> _Binds:
+        processors = {}
+        for name, param in compiled.binds.items():
+            process = param.type.dialect_impl(dialect).bind_processor(dialect)
+            if process is not None:
+                processors[name] = process
+        return cls(compiled.string,
+                   tuple(compiled.positiontup) if compiled.positional
+                   else None, processors)
+
+    def arguments(self, params: dict) -> dict | tuple:
+        """``params`` as the DBAPI cursor takes them."""
+        values = dict(params)
+        for name, process in self.processors.items():
+            values[name] = process(values[name])
+        return (values if self.order is None
+                else tuple(values[name] for name in self.order))
+
+
+class _Plan(NamedTuple):
+    engine: sa.Engine
+    binds: _Binds
     results: tuple[tuple[int, Callable], ...]
     #: The named tuple class of the rows (built per statement).
     row: Any
@@ -52,17 +78,38 @@ class _Plan(NamedTuple):
     readers: db_engine.SqliteReaders | db_engine.PooledReaders
 
 
-class PreparedSelect:
+_P = TypeVar("_P", "_Plan", "_WritePlan")
+
+
+class _PerEngine(Generic[_P]):
+    """A statement and its plan, made again for each new engine."""
+
+    def __init__(self, statement: Any):
+        self.statement = statement
+        self._plan: _P | None = None
+        self._lock = threading.Lock()
+
+    def _prepare(self, engine: sa.Engine) -> _P:
+        raise NotImplementedError
+
+    def _current_plan(self) -> _P:
+        engine = db_engine.get_engine()
+        plan = self._plan
+        if plan is None or plan.engine is not engine:
+            # Tests switch databases; a new engine gets a new plan.
+            with self._lock:
+                plan = self._plan = self._prepare(engine)
+        return plan
+
+
+class PreparedSelect(_PerEngine[_Plan]):
     """One SELECT whose parameters are all ``sa.bindparam``.
 
     Rows are named tuples with the statement's column keys, which must be
     valid field names (label a column whose key starts with ``_``).
     """
 
-    def __init__(self, statement: sa.Select):
-        self.statement = statement
-        self._plan: _Plan | None = None
-        self._lock = threading.Lock()
+    statement: sa.Select
 
     def _prepare(self, engine: sa.Engine) -> _Plan:
         dialect = engine.dialect
@@ -74,30 +121,14 @@ class PreparedSelect:
                 dialect, None)
             if process is not None:
                 results.append((position, process))
-        binds = {}
-        for name, param in compiled.binds.items():
-            process = param.type.dialect_impl(dialect).bind_processor(dialect)
-            if process is not None:
-                binds[name] = process
         keys = [c.key for c in columns]
         # Field names known only at run time, which the type checker
         # cannot follow.
         row = collections.namedtuple("Row", keys)  # type: ignore[misc]
-        return _Plan(engine, compiled.string,
-                     tuple(compiled.positiontup) if compiled.positional
-                     else None, binds, tuple(results), row,
-                     {key: position for position, key in enumerate(keys)},
+        return _Plan(engine, _Binds.of(compiled, dialect), tuple(results),
+                     row, {key: position for position, key in enumerate(keys)},
                      dialect.loaded_dbapi.Error,
                      db_engine.readers_for(engine))
-
-    def _current_plan(self) -> _Plan:
-        engine = db_engine.get_engine()
-        plan = self._plan
-        if plan is None or plan.engine is not engine:
-            # Tests switch databases; a new engine gets a new plan.
-            with self._lock:
-                plan = self._plan = self._prepare(engine)
-        return plan
 
     def all(self, **params: Any) -> list:
         return self.fetch(**params).rows()
@@ -105,18 +136,14 @@ class PreparedSelect:
     def fetch(self, **params: Any) -> Fetched:
         """The matching rows, processed only when ``rows()`` is called."""
         plan = self._current_plan()
-        values = dict(params)
-        for name, process in plan.binds.items():
-            values[name] = process(values[name])
-        args = (values if plan.order is None
-                else tuple(values[name] for name in plan.order))
+        args = plan.binds.arguments(params)
         readers = plan.readers
         connection = readers.acquire()
         done = False
         try:
             cursor = connection.cursor()
             try:
-                cursor.execute(plan.sql, args)
+                cursor.execute(plan.binds.sql, args)
                 raw_rows = cursor.fetchall()
             finally:
                 cursor.close()
@@ -143,14 +170,12 @@ class PreparedSelect:
 
 class _WritePlan(NamedTuple):
     engine: sa.Engine
-    sql: str
-    order: tuple[str, ...] | None
-    binds: dict[str, Callable]
+    binds: _Binds
     dbapi_error: type[Exception]
     connections: db_engine.SqliteReaders | db_engine.PooledReaders
 
 
-class PreparedWrite:
+class PreparedWrite(_PerEngine[_WritePlan]):
     """One UPDATE (or DELETE) whose parameters are all ``sa.bindparam``,
     committed on its own, straight on a DBAPI connection.
 
@@ -167,46 +192,25 @@ class PreparedWrite:
     retried by the caller's decorator, as before).
     """
 
-    def __init__(self, statement: sa.Update | sa.Delete):
-        self.statement = statement
-        self._plan: _WritePlan | None = None
-        self._lock = threading.Lock()
+    statement: sa.Update | sa.Delete
 
     def _prepare(self, engine: sa.Engine) -> _WritePlan:
         dialect = engine.dialect
         compiled = self.statement.compile(dialect=dialect)
-        binds = {}
-        for name, param in compiled.binds.items():
-            process = param.type.dialect_impl(dialect).bind_processor(dialect)
-            if process is not None:
-                binds[name] = process
-        return _WritePlan(engine, compiled.string,
-                          tuple(compiled.positiontup) if compiled.positional
-                          else None, binds, dialect.loaded_dbapi.Error,
+        return _WritePlan(engine, _Binds.of(compiled, dialect),
+                          dialect.loaded_dbapi.Error,
                           db_engine.readers_for(engine))
-
-    def _current_plan(self) -> _WritePlan:
-        engine = db_engine.get_engine()
-        plan = self._plan
-        if plan is None or plan.engine is not engine:
-            with self._lock:
-                plan = self._plan = self._prepare(engine)
-        return plan
 
     def execute(self, **params: Any) -> int:
         """Run and commit the statement; the rows it matched."""
         plan = self._current_plan()
-        values = dict(params)
-        for name, process in plan.binds.items():
-            values[name] = process(values[name])
-        args = (values if plan.order is None
-                else tuple(values[name] for name in plan.order))
+        args = plan.binds.arguments(params)
         connections = plan.connections
         connection = connections.acquire()
         try:
             cursor = connection.cursor()
             try:
-                cursor.execute(plan.sql, args)
+                cursor.execute(plan.binds.sql, args)
                 count = cursor.rowcount
             finally:
                 cursor.close()

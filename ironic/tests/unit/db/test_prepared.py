@@ -100,7 +100,8 @@ def test_rows_read_through_sqlalchemy_have_no_stamp(node, monkeypatch):
     select = prepared.PreparedSelect(_node_and_traits())
     plan = select._current_plan()
     # Any DBAPI error sends the read through SQLAlchemy.
-    monkeypatch.setattr(select, "_plan", plan._replace(sql="SELECT nonsense"))
+    monkeypatch.setattr(select, "_plan", plan._replace(
+        binds=plan.binds._replace(sql="SELECT nonsense")))
     fetched = select.fetch(value=node.uuid)
     assert fetched.stamp() is None
     assert fetched.value("uuid") == node.uuid
