@@ -168,8 +168,7 @@ class HashRingManager:
 
     def get_ring(self, hardware_type: str, conductor_group: str = ""
                  ) -> HashRing:
-        ring = self.rings().get(((conductor_group or "").lower(),
-                                 hardware_type))
+        ring = self.rings().get(_ring_key(hardware_type, conductor_group))
         if ring is None:
             raise exception.NoValidHost(
                 reason=f"hardware type {hardware_type} in conductor group "
@@ -188,6 +187,13 @@ def _field(node: Any, name: str) -> Any:
     if isinstance(node, dict):
         return node.get(name)
     return getattr(node, name, None)
+
+
+def _ring_key(hardware_type: str, conductor_group: str | None
+              ) -> tuple[str, str]:
+    """The key of ``HashRingManager.rings()`` for a node's hardware type
+    and conductor group (compared in lower case)."""
+    return (conductor_group or "").lower(), hardware_type
 
 
 _MANAGER: HashRingManager | None = None
@@ -225,18 +231,9 @@ def conductor_finder() -> Callable[[Any], str | None]:
     rings = manager().rings()
 
     def find(node: Any) -> str | None:
-        group: Any
-        driver: Any
-        uuid: Any
-        if isinstance(node, dict):
-            group, driver, uuid = (node.get("conductor_group"),
-                                   node.get("driver"), node.get("uuid"))
-        else:
-            group, driver, uuid = (_field(node, "conductor_group"),
-                                   _field(node, "driver"),
-                                   _field(node, "uuid"))
-        ring = rings.get(((group or "").lower(), driver))
-        return None if ring is None else ring.owner(uuid)
+        ring = rings.get(_ring_key(_field(node, "driver"),
+                                   _field(node, "conductor_group")))
+        return None if ring is None else ring.owner(_field(node, "uuid"))
     return find
 
 
