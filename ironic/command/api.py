@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import sys
 
-from ironic import service
-from ironic.conf import CONF
-from ironic.serving import server
-
 
 def main(argv: list[str] | None = None) -> int:
+    # Imported here, not above: a spawned API worker imports this module
+    # again (multiprocessing's ``__mp_main__``) before it can answer its
+    # supervisor's health checks (see ``ironic.serving.worker``).
+    from ironic import service
+    from ironic.conf import CONF
+    from ironic.serving import server
+
     argv = sys.argv[1:] if argv is None else argv
     service.prepare_service("ironic-api", argv)
     try:

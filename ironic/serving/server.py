@@ -16,7 +16,6 @@ import os
 import resource
 import signal
 import socket
-import ssl
 import threading
 from typing import Any
 
@@ -26,13 +25,20 @@ from uvicorn.supervisors import Multiprocess
 from ironic import service
 from ironic.api import app as api_app
 from ironic.conf import CONF
-from ironic.serving import bridge, guard
+from ironic.serving import bridge, guard, tls
+from ironic.serving.worker import WorkerApp
 
 LOG = logging.getLogger(__name__)
 
 #: Seconds requests in progress get to finish once a stop is asked for
 #: (the conductor's own drain follows in the all-in-one).
 GRACEFUL_STOP = 10
+#: Seconds uvicorn's supervisor waits for a worker to answer a health
+#: check. A worker answers once it has imported ``ironic.serving.worker``
+#: (a fraction of a second); uvicorn's 5 s is too tight on a loaded
+#: machine, and a worker that dies before it answers stalls the
+#: supervisor for all of this.
+WORKER_HEALTH_CHECK = 15
 #: Open files the process needs besides client connections (database
 #: pools, logs, the listening socket, BMC clients).
 SPARE_FILES = 512
@@ -58,52 +64,10 @@ def make_config(app, workers: int = 1, **overrides) -> uvicorn.Config:
         log_config=None, access_log=False, server_header=False,
         workers=workers)
     if CONF.api.enable_ssl_api:
-        check_tls_files()
-        options["ssl_context_factory"] = TLSContextFactory()
+        tls.check_tls_files()
+        options["ssl_context_factory"] = tls.TLSContextFactory()
     options.update(overrides)
     return uvicorn.Config(app, **options)
-
-
-def tls_files() -> tuple[str | None, str | None]:
-    return (CONF.api.cert_file or CONF.ssl.cert_file,
-            CONF.api.key_file or CONF.ssl.key_file)
-
-
-def check_tls_files() -> None:
-    """RuntimeError naming what is missing, before anything listens."""
-    cert, key = tls_files()
-    if not cert or not key:
-        raise RuntimeError("[api]enable_ssl_api needs a certificate and a "
-                           "key: set [api]cert_file and [api]key_file (or "
-                           "[ssl]cert_file and [ssl]key_file)")
-    for path in (cert, key, CONF.ssl.ca_file):
-        if path and not os.access(path, os.R_OK):
-            raise RuntimeError(f"cannot read the TLS file {path}")
-
-
-class TLSContextFactory:
-    """Builds the HTTPS API's context from the options read now: spawned
-    workers unpickle it, and build their context before they read any
-    configuration themselves."""
-
-    def __init__(self):
-        self.cert, self.key = tls_files()
-        self.ca = CONF.ssl.ca_file
-        self.tls13 = CONF.api.server_tls_minimum_version == "1.3"
-        self.ciphers = CONF.api.server_tls_ciphers
-
-    def __call__(self, _config, _default) -> ssl.SSLContext:
-        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        ctx.minimum_version = (ssl.TLSVersion.TLSv1_3 if self.tls13
-                               else ssl.TLSVersion.TLSv1_2)
-        assert self.cert is not None  # check_tls_files() ran first
-        ctx.load_cert_chain(self.cert, self.key)
-        if self.ciphers:
-            ctx.set_ciphers(self.ciphers)
-        if self.ca:
-            ctx.verify_mode = ssl.CERT_REQUIRED
-            ctx.load_verify_locations(self.ca)
-        return ctx
 
 
 def raise_open_files_limit() -> None:
@@ -171,29 +135,12 @@ def _remove_unix_socket() -> None:
             pass
 
 
-class WorkerApp:
-    """What each spawned worker calls to build its application: the same
-    command line, parsed again in the worker's fresh interpreter."""
-
-    def __init__(self, prog: str, argv: list[str]):
-        self.prog = prog
-        self.argv = argv
-
-    def __call__(self) -> bridge.WSGIBridge:
-        service.prepare_service(self.prog, self.argv)
-        app = make_bridge()
-        service.freeze_startup_objects()
-        return app
-
-
 def serve_workers(prog: str, argv: list[str], workers: int) -> None:
     """Serve from ``workers`` processes until SIGTERM or SIGINT; a worker
     that dies is replaced."""
-    # A spawned worker imports the whole service before it answers the
-    # supervisor's first health check: give it longer than uvicorn's 5 s
-    # on a loaded machine, or it is killed and spawned again for ever.
     config = make_config(WorkerApp(prog, argv), workers=workers,
-                         factory=True, timeout_worker_healthcheck=60)
+                         factory=True,
+                         timeout_worker_healthcheck=WORKER_HEALTH_CHECK)
     raise_open_files_limit()
     sockets = [bind_unix_socket() if CONF.api.unix_socket
                else config.bind_socket()]

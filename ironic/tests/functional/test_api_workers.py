@@ -84,18 +84,23 @@ def test_workers_serve_one_port_and_are_replaced(api):
     _all_answer(api.endpoint)
 
     # A worker killed outright is replaced; the other serves meanwhile.
-    victim = sorted(workers)[0]
+    victim, survivor = sorted(workers)
     os.kill(victim, signal.SIGKILL)
-    replaced = _wait_for(lambda: (c := _children(parent)) and len(c) == 2
-                         and victim not in c and c)
+    starting = _wait_for(lambda: (c := _children(parent) - {survivor})
+                         and victim not in c and c).pop()
+
+    # Its replacement, stopped while it still starts (before it can answer
+    # the supervisor's health checks), is replaced in turn.
+    os.kill(starting, signal.SIGTERM)
+    _wait_for(lambda: (c := _children(parent)) and len(c) == 2
+              and starting not in c)
     _all_answer(api.endpoint)
 
-    # A worker stopped on its own (SIGTERM) must not stop the listening
-    # socket its siblings accept on.
-    second = sorted(replaced)[0]
-    os.kill(second, signal.SIGTERM)
+    # A serving worker stopped on its own (SIGTERM) must not stop the
+    # listening socket its siblings accept on.
+    os.kill(survivor, signal.SIGTERM)
     _wait_for(lambda: (c := _children(parent)) and len(c) == 2
-              and second not in c)
+              and survivor not in c)
     _all_answer(api.endpoint)
     assert "died" in api.logs_whole()
 
