@@ -15,7 +15,7 @@ The deployment is the decomposed sequence of deploy steps of seed 002:
 ==== ========================= ==============================================
 
 In-band deploy steps the agent offers run between 99 and 41 when enabled
-(deploy templates, the request's deploy_steps); see ``agent_base``.
+(deploy templates, the request's deploy_steps); see ``agent_steps``.
 """
 
 from __future__ import annotations

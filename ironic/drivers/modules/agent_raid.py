@@ -12,7 +12,7 @@ records what they built. The steps are:
 
 Each runs as the agent's ``clean.execute_clean_step`` or
 ``deploy.execute_deploy_step`` with ``interface: raid``; the step waits for
-the agent's heartbeats like any in-band step (``agent_base``). When the
+the agent's heartbeats like any in-band step (``agent_steps``). When the
 agent reports success, ``raid_config`` becomes what it built and, for a
 root volume, the node's ``local_gb`` and ``raid_level`` capability follow
 it, so scheduling sees the disk the instance will get.
@@ -27,9 +27,9 @@ from ironic.common import exception, states
 from ironic.conf import CONF
 from ironic.drivers import base
 from ironic.drivers.modules import (
-    agent_base,
     agent_client,
     agent_state,
+    agent_steps,
     pxe_info,
 )
 from ironic.task import Task
@@ -83,7 +83,7 @@ def record_built(node: Any, config: dict) -> None:
     node.properties = props
 
 
-class AgentRAID(agent_base.AgentStepsMixin, base.RAIDInterface):
+class AgentRAID(agent_steps.AgentStepsMixin, base.RAIDInterface):
     """RAID configured by the agent ramdisk's hardware managers."""
 
     inband_kinds = ("clean", "deploy")

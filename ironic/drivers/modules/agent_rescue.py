@@ -19,7 +19,7 @@ from typing import Any
 from ironic.common import exception, password_hash, states
 from ironic.conf import CONF
 from ironic.drivers import base
-from ironic.drivers.modules import agent_base, agent_client
+from ironic.drivers.modules import agent_base, agent_client, agent_steps
 from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
@@ -62,7 +62,8 @@ class AgentRescue(base.RescueInterface):
         network.unconfigure_tenant_networks(task)
         network.add_rescuing_network(task)
         task.conductor.forget_agent_before_ramdisk()
-        task.driver.boot.prepare_ramdisk(task, agent_base.ramdisk_params(task))
+        task.driver.boot.prepare_ramdisk(task,
+                                         agent_steps.ramdisk_params(task))
         if not node.disable_power_off:
             task.conductor.power_action(states.POWER_ON)
         LOG.info("Node %s is booting its rescue ramdisk", node.uuid)

@@ -3,7 +3,7 @@
 Nothing is written to a disk: the boot interface boots the instance's
 kernel and ramdisk (or ISO) given in ``instance_info`` on the tenant
 network, in one deploy step. Cleaning and servicing still run in the agent
-ramdisk, with its in-band steps (``agent_base``).
+ramdisk, with its in-band steps (``agent_steps``).
 """
 
 from __future__ import annotations

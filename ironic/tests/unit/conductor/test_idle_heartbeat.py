@@ -17,7 +17,7 @@ from ironic.common import agent_token, exception, states
 from ironic.conductor import manager, ramdisk, task_manager, workers
 from ironic.db import api as db_api
 from ironic.drivers import base
-from ironic.drivers.modules import agent, agent_base, agent_rescue, fake
+from ironic.drivers.modules import agent, agent_rescue, agent_steps, fake
 from ironic.objects.node import Node
 from ironic.tests import builders
 from ironic.tests import fixtures as ifx
@@ -161,14 +161,14 @@ def test_known_certificate_is_idle_a_new_one_is_not(mgr, locks, config,
 def test_agent_deploy_waiting_for_the_agent_takes_the_lock(
         mgr, locks, monkeypatch, state):
     handled = []
-    monkeypatch.setattr(agent_base.AgentStepsMixin, "_continue",
+    monkeypatch.setattr(agent_steps.AgentStepsMixin, "_continue",
                         lambda self, task, kind: handled.append(
                             (kind, Node.get(task.node.id).reservation)))
     node, token = _with_token(mgr, deploy_interface="direct",
                               provision_state=state)
     _beat(mgr, node, token)
     assert locks["reserved"] == [node.uuid]
-    assert handled == [(agent_base.KIND_OF_WAIT[state], "me")]
+    assert handled == [(agent_steps.KIND_OF_WAIT[state], "me")]
     after = Node.get(node.uuid)
     assert after.reservation is None
     assert after.driver_internal_info["agent_url"] == URL
@@ -323,7 +323,7 @@ def test_node_state_changed_between_read_and_write_takes_the_lock(
     """The decision rests on the state read: a node that moved to a wait
     state meanwhile gets its heartbeat to the interface, under the lock."""
     handled = []
-    monkeypatch.setattr(agent_base.AgentStepsMixin, "_continue",
+    monkeypatch.setattr(agent_steps.AgentStepsMixin, "_continue",
                         lambda self, task, kind: handled.append(kind))
     node, token = _with_token(mgr, deploy_interface="direct",
                               provision_state=states.CLEANING)
@@ -463,7 +463,7 @@ def test_fields_read_before_the_token_was_issued_take_the_lock(mgr, locks):
 def test_fields_of_a_node_in_a_wait_state_go_to_the_interface(
         mgr, locks, monkeypatch):
     handled = []
-    monkeypatch.setattr(agent_base.AgentStepsMixin, "_continue",
+    monkeypatch.setattr(agent_steps.AgentStepsMixin, "_continue",
                         lambda self, task, kind: handled.append(kind))
     node, token = _with_token(mgr, deploy_interface="direct",
                               provision_state=states.CLEANWAIT)

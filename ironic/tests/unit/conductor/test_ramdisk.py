@@ -238,7 +238,7 @@ def test_ramdisk_boot_discards_an_earlier_token_even_a_pregenerated_one(
     """Whatever the power path (here none: the node is on and the boot
     interface is asked first), prepare_ramdisk sees no earlier token."""
     from ironic.conductor import task_manager
-    from ironic.drivers.modules import agent_base
+    from ironic.drivers.modules import agent_steps
     node, token = _with_token(mgr, provision_state=states.CLEANING,
                               power_state=states.POWER_ON)
     seen = []
@@ -251,7 +251,7 @@ def test_ramdisk_boot_discards_an_earlier_token_even_a_pregenerated_one(
     with task_manager.acquire(None, node.uuid, host="me") as task:
         task.node.driver_internal_info = dict(
             task.node.driver_internal_info, agent_url=URL)
-        agent_base.AgentStepsMixin().boot_agent(task)
+        agent_steps.AgentStepsMixin().boot_agent(task)
         assert agent_token.KEY not in seen[0]
         assert "agent_url" not in seen[0]
         # The token prepared for this boot survives its reboot.
