@@ -21,7 +21,7 @@ import sushy
 from ironic.common import exception, states
 from ironic.drivers import base
 from ironic.drivers.modules import redfish_client
-from ironic.drivers.modules.redfish_power import system_of
+from ironic.drivers.modules.redfish_client import system_of
 from ironic.objects import node_settings
 from ironic.task import Task
 
@@ -127,14 +127,6 @@ def _same(a: Any, b: Any) -> bool:
     return a == b or str(a) == str(b)
 
 
-def _call(what: str, func, *args, **kwargs):
-    try:
-        return func(*args, **kwargs)
-    except sushy.exceptions.SushyError as e:
-        raise exception.IronicException(
-            f"Redfish BIOS {what} failed: {e}") from e
-
-
 def _set_pending(task: Task, pending: dict[str, Any]) -> None:
     info = dict(task.node.driver_internal_info or {})
     if pending:
@@ -168,7 +160,8 @@ class RedfishBIOS(base.BIOSInterface):
         changes = {n: v for n, v in wanted.items()
                    if not _same(current.get(n), v)}
         if changes:
-            _call("settings change", bios.set_attributes, changes)
+            redfish_client.call("BIOS settings change", bios.set_attributes,
+                                changes)
             self._settle(task, system, changes)
         LOG.info("Node %s: BIOS settings %s applied (%d changed)",
                  task.node.uuid, sorted(wanted), len(changes))
@@ -179,7 +172,7 @@ class RedfishBIOS(base.BIOSInterface):
     @base.service_step(priority=0, requires_ramdisk=False)
     def factory_reset(self, task: Task) -> None:
         system = system_of(task)
-        _call("factory reset", bios_of(system).reset_bios)
+        redfish_client.call("BIOS factory reset", bios_of(system).reset_bios)
         if task.node.power_state == states.POWER_ON:
             self._reboot(task)
         LOG.info("Node %s: BIOS reset to factory defaults", task.node.uuid)

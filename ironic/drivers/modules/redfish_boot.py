@@ -38,7 +38,7 @@ from ironic.drivers.modules import (
     redfish_vmedia,
     vmedia_image,
 )
-from ironic.drivers.modules.redfish_power import system_of
+from ironic.drivers.modules.redfish_client import system_of
 from ironic.drivers.periodic import periodic
 from ironic.objects.node import Node
 from ironic.task import Task
@@ -108,14 +108,6 @@ def check_ramdisk(node: Any, mode: str) -> str | None:
     return None
 
 
-def _call(what: str, func, *args, **kwargs):
-    try:
-        return func(*args, **kwargs)
-    except sushy.exceptions.SushyError as e:
-        raise exception.IronicException(
-            f"Redfish {what} failed: {e}") from e
-
-
 def insert_cd(system, url: str) -> None:
     redfish_vmedia.insert(system, boot_devices.CDROM, url)
 
@@ -127,8 +119,9 @@ def eject_cd(system) -> int:
 def set_boot(system, target, persistent: bool) -> None:
     enabled = (sushy.BOOT_SOURCE_ENABLED_CONTINUOUS if persistent
                else sushy.BOOT_SOURCE_ENABLED_ONCE)
-    _call("boot device change", system.set_system_boot_options, target,
-          enabled=enabled)
+    redfish_client.call("boot device change",
+                        system.set_system_boot_options, target,
+                        enabled=enabled)
 
 
 class RedfishVirtualMediaBoot(base.BootInterface):
@@ -259,9 +252,10 @@ class RedfishHttpsBoot(RedfishVirtualMediaBoot):
                     f"use the redfish-virtual-media boot interface.")
         enabled = (sushy.BOOT_SOURCE_ENABLED_CONTINUOUS if persistent
                    else sushy.BOOT_SOURCE_ENABLED_ONCE)
-        _call("UEFI HTTP boot setting", system.set_system_boot_options,
-              sushy.BOOT_SOURCE_TARGET_UEFI_HTTP, enabled=enabled,
-              http_boot_uri=url)
+        redfish_client.call("UEFI HTTP boot setting",
+                            system.set_system_boot_options,
+                            sushy.BOOT_SOURCE_TARGET_UEFI_HTTP,
+                            enabled=enabled, http_boot_uri=url)
         _set_internal(task.node, HTTP_URL_KEY, url)
 
     def clean_up_ramdisk(self, task: Task) -> None:

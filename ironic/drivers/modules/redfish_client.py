@@ -11,6 +11,7 @@ import collections
 import dataclasses
 import threading
 import time
+from typing import Any, Callable
 from urllib.parse import urlparse
 
 import sushy
@@ -18,8 +19,24 @@ from oslo_utils import strutils
 
 from ironic.common import exception
 from ironic.conf import CONF
+from ironic.task import Task
 
 AUTH_TYPES = ("basic", "session", "auto")
+
+#: The driver_info fields of every Redfish interface that reaches the BMC.
+PROPERTIES = {
+    "redfish_address": "URL of the BMC (https:// is assumed when no scheme "
+                       "is given). Required.",
+    "redfish_system_id": "Path of the ComputerSystem, e.g. "
+                         "/redfish/v1/Systems/1. Optional when the BMC has "
+                         "one system.",
+    "redfish_username": "BMC user name. Optional.",
+    "redfish_password": "BMC password. Optional.",
+    "redfish_verify_ca": "true, false or the path of a CA bundle. Optional "
+                         "(true).",
+    "redfish_auth_type": "basic, session or auto. Optional "
+                         "([redfish]auth_type).",
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -125,6 +142,21 @@ def parse_driver_info(info: dict) -> RedfishTarget:
     return RedfishTarget(**values)
 
 
+class DriverInfoChecks:
+    """The driver_info side of an interface that needs only the BMC's
+    address and credentials (power, management)."""
+
+    def get_properties(self) -> dict[str, str]:
+        return dict(PROPERTIES)
+
+    def check_driver_info(self, driver_info: dict) -> None:
+        """Malformed values only (the API, on create and update)."""
+        check_driver_info(driver_info)
+
+    def validate(self, task: Task) -> None:
+        parse_driver_info(task.node.driver_info or {})
+
+
 def _make_auth(target: RedfishTarget):
     cls = {"basic": sushy.auth.BasicAuth,
            "session": sushy.auth.SessionAuth,
@@ -195,3 +227,19 @@ def get_system(target: RedfishTarget):
             if attempt + 1 < attempts:
                 time.sleep(CONF.redfish.connection_retry_interval)
     raise RedfishConnectionError(bmc=target.address, error=str(last_error))
+
+
+def system_of(task: Task):
+    """The sushy System of the task's node."""
+    return get_system(parse_driver_info(task.node.driver_info or {}))
+
+
+def call(what: str, func: Callable[..., Any], *args: Any,
+         **kwargs: Any) -> Any:
+    """``func(*args, **kwargs)``, a sushy error becoming ours, saying
+    "Redfish <what> failed"."""
+    try:
+        return func(*args, **kwargs)
+    except sushy.exceptions.SushyError as e:
+        raise exception.IronicException(
+            f"Redfish {what} failed: {e}") from e

@@ -20,7 +20,7 @@ import sushy
 from ironic.common import exception, states
 from ironic.drivers import base
 from ironic.drivers.modules import redfish_client
-from ironic.drivers.modules.redfish_power import system_of
+from ironic.drivers.modules.redfish_client import system_of
 from ironic.objects import node_settings
 from ironic.task import Task
 
@@ -115,6 +115,13 @@ def _wait(task: Task, monitor, what: str) -> None:
             f"The BMC's {what} task ended as {state}: {messages}")
 
 
+def _start_update(client, system, item: dict) -> Any:
+    """The BMC's task monitor of a SimpleUpdate of one component."""
+    service = client.get_update_service()
+    return service.simple_update(
+        item["url"], targets=[_target(system, item["component"])])
+
+
 class RedfishFirmware(base.FirmwareInterface):
     """Firmware versions and updates through the Redfish UpdateService."""
 
@@ -135,13 +142,8 @@ class RedfishFirmware(base.FirmwareInterface):
         for item in updates:
             component = item["component"]
             what = f"{component} update from {item['url']}"
-            try:
-                service = client.get_update_service()
-                monitor = service.simple_update(
-                    item["url"], targets=[_target(system, component)])
-            except sushy.exceptions.SushyError as e:
-                raise exception.IronicException(
-                    f"Redfish {what} failed: {e}") from e
+            monitor = redfish_client.call(what, _start_update, client,
+                                          system, item)
             _wait(task, monitor, what)
             LOG.info("Node %s: %s done", task.node.uuid, what)
         self._settle(task, system, before, updates)

@@ -12,6 +12,7 @@ from typing import Any
 import sushy
 
 from ironic.common import components, exception, indicator_states
+from ironic.drivers.modules import redfish_client
 
 _FROM_SUSHY = {sushy.INDICATOR_LED_LIT: indicator_states.ON,
                sushy.INDICATOR_LED_OFF: indicator_states.OFF,
@@ -93,8 +94,5 @@ def check_settable(state: str) -> None:
 
 def set_state(resource: Any, state: str) -> None:
     check_settable(state)
-    try:
-        resource.set_indicator_led(_TO_SUSHY[state])
-    except sushy.exceptions.SushyError as e:
-        raise exception.IronicException(
-            f"Redfish indicator change failed: {e}") from e
+    redfish_client.call("indicator change", resource.set_indicator_led,
+                        _TO_SUSHY[state])

@@ -26,7 +26,7 @@ from ironic.common import boot_modes, exception, states, utils
 from ironic.drivers import base
 from ironic.drivers.modules import redfish_client
 from ironic.drivers.modules.inspector.hooks import base as hooks_base
-from ironic.drivers.modules.redfish_power import PROPERTIES, system_of
+from ironic.drivers.modules.redfish_client import PROPERTIES, system_of
 from ironic.inspection_rules import engine as rules
 from ironic.objects import node_inventory
 from ironic.objects.port import Port

@@ -12,7 +12,7 @@ from ironic.drivers.modules import (
     redfish_sensors,
     redfish_vmedia,
 )
-from ironic.drivers.modules.redfish_power import PROPERTIES, system_of
+from ironic.drivers.modules.redfish_client import system_of
 from ironic.metrics import bmc_call
 from ironic.task import Task
 
@@ -26,25 +26,8 @@ _MODES = {boot_modes.UEFI: sushy.BOOT_SOURCE_MODE_UEFI,
           boot_modes.LEGACY_BIOS: sushy.BOOT_SOURCE_MODE_BIOS}
 
 
-def _call(what: str, func, *args, **kwargs):
-    try:
-        return func(*args, **kwargs)
-    except sushy.exceptions.SushyError as e:
-        raise exception.IronicException(
-            f"Redfish {what} failed: {e}") from e
-
-
-class RedfishManagement(base.ManagementInterface):
-    def get_properties(self) -> dict[str, str]:
-        return dict(PROPERTIES)
-
-    def check_driver_info(self, driver_info: dict) -> None:
-        """Malformed values only (the API, on create and update)."""
-        redfish_client.check_driver_info(driver_info)
-
-    def validate(self, task: Task) -> None:
-        redfish_client.parse_driver_info(task.node.driver_info or {})
-
+class RedfishManagement(redfish_client.DriverInfoChecks,
+                        base.ManagementInterface):
     def get_supported_boot_devices(self, task: Task) -> list[str]:
         return list(_TO_SUSHY)
 
@@ -58,8 +41,9 @@ class RedfishManagement(base.ManagementInterface):
         system = system_of(task)
         enabled = (sushy.BOOT_SOURCE_ENABLED_CONTINUOUS if persistent
                    else sushy.BOOT_SOURCE_ENABLED_ONCE)
-        _call("boot device change", system.set_system_boot_options,
-              _TO_SUSHY[device], enabled=enabled)
+        redfish_client.call("boot device change",
+                            system.set_system_boot_options,
+                            _TO_SUSHY[device], enabled=enabled)
 
     @bmc_call
     def get_boot_device(self, task: Task) -> dict:
@@ -83,8 +67,8 @@ class RedfishManagement(base.ManagementInterface):
                 err=f"Unsupported boot mode {mode}; supported: "
                     f"{', '.join(_MODES)}")
         system = system_of(task)
-        _call("boot mode change", system.set_system_boot_options,
-              mode=_MODES[mode])
+        redfish_client.call("boot mode change", system.set_system_boot_options,
+                            mode=_MODES[mode])
 
     @bmc_call
     def get_secure_boot_state(self, task: Task) -> bool:
@@ -99,12 +83,13 @@ class RedfishManagement(base.ManagementInterface):
     @bmc_call
     def set_secure_boot_state(self, task: Task, state: bool) -> None:
         system = system_of(task)
-        _call("secure boot change", system.secure_boot.set_enabled,
-              bool(state))
+        redfish_client.call("secure boot change",
+                            system.secure_boot.set_enabled, bool(state))
 
     @bmc_call
     def inject_nmi(self, task: Task) -> None:
-        _call("NMI", system_of(task).reset_system, sushy.RESET_NMI)
+        redfish_client.call("NMI", system_of(task).reset_system,
+                            sushy.RESET_NMI)
 
     @bmc_call
     def attach_virtual_media(self, task: Task, device_type: str,

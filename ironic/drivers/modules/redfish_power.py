@@ -11,22 +11,9 @@ from ironic.common import exception, states
 from ironic.conf import CONF
 from ironic.drivers import base
 from ironic.drivers.modules import redfish_client
+from ironic.drivers.modules.redfish_client import system_of
 from ironic.metrics import bmc_call
 from ironic.task import Task
-
-PROPERTIES = {
-    "redfish_address": "URL of the BMC (https:// is assumed when no scheme "
-                       "is given). Required.",
-    "redfish_system_id": "Path of the ComputerSystem, e.g. "
-                         "/redfish/v1/Systems/1. Optional when the BMC has "
-                         "one system.",
-    "redfish_username": "BMC user name. Optional.",
-    "redfish_password": "BMC password. Optional.",
-    "redfish_verify_ca": "true, false or the path of a CA bundle. Optional "
-                         "(true).",
-    "redfish_auth_type": "basic, session or auto. Optional "
-                         "([redfish]auth_type).",
-}
 
 _FROM_SUSHY = {sushy.POWER_STATE_ON: states.POWER_ON,
                sushy.POWER_STATE_POWERING_OFF: states.POWER_ON,
@@ -39,17 +26,8 @@ _HEALTH = {sushy.Health.OK: "OK", sushy.Health.WARNING: "Warning",
            sushy.Health.CRITICAL: "Critical"}
 
 
-def system_of(task: Task):
-    target = redfish_client.parse_driver_info(task.node.driver_info or {})
-    return redfish_client.get_system(target)
-
-
 def _reset(system, action: str) -> None:
-    try:
-        system.reset_system(action)
-    except sushy.exceptions.SushyError as e:
-        raise exception.IronicException(
-            f"Redfish reset '{action}' failed: {e}") from e
+    redfish_client.call(f"reset '{action}'", system.reset_system, action)
 
 
 def _read_power(system) -> tuple[Any, Exception | None]:
@@ -83,17 +61,7 @@ def _wait(task: Task, system, wanted: str, timeout: int | None) -> None:
         time.sleep(1)
 
 
-class RedfishPower(base.PowerInterface):
-    def get_properties(self) -> dict[str, str]:
-        return dict(PROPERTIES)
-
-    def check_driver_info(self, driver_info: dict) -> None:
-        """Malformed values only (the API, on create and update)."""
-        redfish_client.check_driver_info(driver_info)
-
-    def validate(self, task: Task) -> None:
-        redfish_client.parse_driver_info(task.node.driver_info or {})
-
+class RedfishPower(redfish_client.DriverInfoChecks, base.PowerInterface):
     @bmc_call
     def get_power_state(self, task: Task) -> str:
         return self._power_of(system_of(task))

@@ -22,7 +22,7 @@ from sushy.resources.system.storage import volume as sushy_volume
 from ironic.common import exception
 from ironic.drivers import base
 from ironic.drivers.modules import redfish_client
-from ironic.drivers.modules.redfish_power import system_of
+from ironic.drivers.modules.redfish_client import system_of
 from ironic.task import Task
 
 LOG = logging.getLogger(__name__)
@@ -53,14 +53,6 @@ _APPLY_ARGS = {
                     "(logical_disks).", "required": True},
     "delete_existing": _CREATE_ARGS["delete_existing"],
 }
-
-
-def _call(what: str, func, *args, **kwargs):
-    try:
-        return func(*args, **kwargs)
-    except sushy.exceptions.SushyError as e:
-        raise exception.IronicException(
-            f"Redfish RAID {what} failed: {e}") from e
 
 
 def check_logical_disks(raid_config: Any) -> list[dict]:
@@ -194,8 +186,8 @@ class RedfishRAID(base.RAIDInterface):
                        "CapacityBytes": _capacity(storage, disk),
                        "Links": {"Drives": [{"@odata.id": d.path}
                                             for d in storage.drives]}}
-            result = _call("volume creation", storage.volumes.create,
-                           payload)
+            result = redfish_client.call("RAID volume creation",
+                                         storage.volumes.create, payload)
             if isinstance(result, taskmonitor.TaskMonitor):
                 result.wait(TASK_TIMEOUT)
         task.node.raid_config = current_config(storage)
@@ -205,5 +197,5 @@ class RedfishRAID(base.RAIDInterface):
     @staticmethod
     def _delete_all(storage) -> None:
         for volume in volumes_of(storage):
-            _call("volume deletion", volume.delete)
+            redfish_client.call("RAID volume deletion", volume.delete)
 

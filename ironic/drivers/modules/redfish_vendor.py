@@ -13,7 +13,7 @@ from typing import Any
 from ironic.common import exception
 from ironic.drivers import base
 from ironic.drivers.modules import redfish_client, redfish_vmedia
-from ironic.drivers.modules.redfish_power import system_of
+from ironic.drivers.modules.redfish_client import system_of
 from ironic.task import Task
 
 

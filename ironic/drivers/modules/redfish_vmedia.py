@@ -13,6 +13,7 @@ from urllib.parse import urlparse
 import sushy
 
 from ironic.common import boot_devices, exception
+from ironic.drivers.modules import redfish_client
 
 MEDIA_TYPES = {
     boot_devices.CDROM: (sushy.VIRTUAL_MEDIA_CD, sushy.VIRTUAL_MEDIA_DVD),
@@ -36,14 +37,6 @@ def check_url(value: Any, field: str) -> str:
             err=f"{field} must be an http(s) URL the BMC can download, "
                 f"got {value!r}.")
     return value
-
-
-def _call(what: str, func, *args, **kwargs):
-    try:
-        return func(*args, **kwargs)
-    except sushy.exceptions.SushyError as e:
-        raise exception.IronicException(
-            f"Redfish {what} failed: {e}") from e
 
 
 def devices(system, device_type: str) -> list:
@@ -87,15 +80,15 @@ def insert(system, device_type: str, url: str) -> None:
             err=f"The BMC has no virtual media device for {device_type} "
                 f"images.")
     _eject(found)
-    _call("virtual media insert", found[0].insert_media, url,
-          inserted=True, write_protected=True)
+    redfish_client.call("virtual media insert", found[0].insert_media, url,
+                        inserted=True, write_protected=True)
 
 
 def _eject(found: list) -> int:
     ejected = 0
     for device in found:
         if device.inserted or device.image:
-            _call("virtual media eject", device.eject_media)
+            redfish_client.call("virtual media eject", device.eject_media)
             ejected += 1
     return ejected
 
