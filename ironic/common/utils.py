@@ -1,5 +1,6 @@
 """Small validators and helpers used across layers."""
 
+import ipaddress
 import re
 import uuid
 
@@ -41,6 +42,17 @@ def is_valid_mac(value) -> bool:
 
 def normalize_mac(value: str) -> str:
     return value.lower().replace("-", ":")
+
+
+def parse_ip(value: str
+             ) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The IP address of an interface as the agent reports it, which may
+    carry a prefix length ("/24") or an IPv6 zone ("%eth0"); None when
+    ``value`` is no address."""
+    try:
+        return ipaddress.ip_address(value.split("/")[0].split("%")[0])
+    except ValueError:
+        return None
 
 
 def ramdisk_api_url() -> str:

@@ -23,7 +23,6 @@ the machine (``ironic.conductor.discovery``) and answered the same way.
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import uuid
 from typing import Any
@@ -379,13 +378,8 @@ def _bmc_addresses(inventory: dict) -> list[str]:
     found = []
     for key in ("bmc_address", "bmc_v6address"):
         value = inventory.get(key)
-        if not value:
-            continue
-        try:
-            ip = ipaddress.ip_address(value.split("/")[0].split("%")[0])
-        except ValueError:
-            continue
-        if not ip.is_unspecified:
+        ip = utils.parse_ip(value) if value else None
+        if ip is not None and not ip.is_unspecified:
             found.append(str(ip))
     return found
 

@@ -53,3 +53,18 @@ def test_a_trailing_newline_is_not_part_of_a_valid_value(check, value):
     U, U.upper(), U.replace("-", ""), "{" + U + "}", "urn:uuid:" + U])
 def test_normalize_uuid_gives_the_canonical_form(value):
     assert utils.normalize_uuid(value) == U
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("192.0.2.7", "192.0.2.7"),
+    ("192.0.2.7/24", "192.0.2.7"),
+    ("fe80::1%eth0", "fe80::1"),
+    ("2001:db8::5/64", "2001:db8::5"),
+])
+def test_parse_ip_drops_the_prefix_length_and_the_zone(value, expected):
+    assert str(utils.parse_ip(value)) == expected
+
+
+@pytest.mark.parametrize("value", ["", "bmc.example.test", "999.0.0.1"])
+def test_parse_ip_is_none_for_what_is_no_address(value):
+    assert utils.parse_ip(value) is None

@@ -8,7 +8,7 @@ import ipaddress
 import logging
 from typing import Any
 
-from ironic.common import exception
+from ironic.common import exception, utils
 from ironic.conf import CONF
 from ironic.drivers.modules.inspector.hooks import base
 from ironic.objects.port import Port
@@ -36,11 +36,8 @@ def cidr_map() -> list[tuple[Any, str]]:
 def physnet_for(iface: dict, mapping: list[tuple[Any, str]]) -> str | None:
     for key in ("ipv4_address", "ipv6_address"):
         value = iface.get(key)
-        if not value:
-            continue
-        try:
-            ip = ipaddress.ip_address(value.split("/")[0].split("%")[0])
-        except ValueError:
+        ip = utils.parse_ip(value) if value else None
+        if ip is None:
             continue
         for network, physnet in mapping:
             if ip.version == network.version and ip in network:
