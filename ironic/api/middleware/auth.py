@@ -53,8 +53,9 @@ def _public_context(environ) -> RequestContext:
                           request_id=environ.get("openstack.request_id"))
 
 
-class NoAuthMiddleware:
-    """Every caller is a system administrator (single-user labs)."""
+class _ContextMiddleware:
+    """Puts the request context into the environment: the public one on
+    public endpoints, the one ``_context`` builds everywhere else."""
 
     def __init__(self, app):
         self.app = app
@@ -63,12 +64,24 @@ class NoAuthMiddleware:
         if is_public_path(environ.get("PATH_INFO", "")):
             environ[ENV_KEY] = _public_context(environ)
         else:
-            environ[ENV_KEY] = RequestContext(
-                user_id=environ.get("HTTP_X_USER_ID"),
-                project_id=environ.get("HTTP_X_PROJECT_ID"),
-                roles=["admin", "member", "reader"], system_scope="all",
-                request_id=environ.get("openstack.request_id"))
+            environ[ENV_KEY] = self._context(environ)
         return self.app(environ, start_response)
+
+    @staticmethod
+    def _context(environ) -> RequestContext:
+        raise NotImplementedError
+
+
+class NoAuthMiddleware(_ContextMiddleware):
+    """Every caller is a system administrator (single-user labs)."""
+
+    @staticmethod
+    def _context(environ) -> RequestContext:
+        return RequestContext(
+            user_id=environ.get("HTTP_X_USER_ID"),
+            project_id=environ.get("HTTP_X_PROJECT_ID"),
+            roles=["admin", "member", "reader"], system_scope="all",
+            request_id=environ.get("openstack.request_id"))
 
 
 _BCRYPT_PREFIXES = (b"$2y$", b"$2b$", b"$2a$")
@@ -223,18 +236,10 @@ class HttpBasicMiddleware:
         return self.app(environ, start_response)
 
 
-class KeystoneContextMiddleware:
+class KeystoneContextMiddleware(_ContextMiddleware):
     """Builds the context from the headers keystonemiddleware sets."""
 
-    def __init__(self, app):
-        self.app = app
-
-    def __call__(self, environ, start_response):
-        if is_public_path(environ.get("PATH_INFO", "")):
-            environ[ENV_KEY] = _public_context(environ)
-        else:
-            environ[ENV_KEY] = _context_from_headers(environ)
-        return self.app(environ, start_response)
+    _context = staticmethod(_context_from_headers)
 
 
 def _keystone_rejections_as_api_errors(authed):

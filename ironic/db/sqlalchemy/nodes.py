@@ -223,19 +223,13 @@ class NodeQueries(rows.RowQueries):
     @engine.retry_on_deadlock
     def destroy_node(self, node_id: int) -> None:
         with self._writer() as session:
-            session.execute(sa.delete(models.Port).where(
-                models.Port.node_id == node_id))
-            session.execute(sa.delete(models.Portgroup).where(
-                models.Portgroup.node_id == node_id))
-            session.execute(sa.delete(models.NodeTrait).where(
-                models.NodeTrait.node_id == node_id))
-            session.execute(sa.delete(models.NodeTag).where(
-                models.NodeTag.node_id == node_id))
-            session.execute(sa.delete(models.NodeInventory).where(
-                models.NodeInventory.node_id == node_id))
-            # A node's allocation goes with it.
-            session.execute(sa.delete(models.Allocation).where(
-                models.Allocation.node_id == node_id))
+            # A node's allocation goes with it, as do its ports and the
+            # rows only it refers to.
+            for owned in (models.Port, models.Portgroup, models.NodeTrait,
+                          models.NodeTag, models.NodeInventory,
+                          models.Allocation):
+                session.execute(sa.delete(owned).where(
+                    owned.node_id == node_id))
             res = session.execute(sa.delete(models.Node).where(
                 models.Node.id == node_id))
             if res.rowcount == 0:
