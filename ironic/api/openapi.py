@@ -298,7 +298,7 @@ def _route(ctrl: object, handler: Any, verb: str, path: str,
                           if q != "detail" or handler.__name__ == "get_all")
             filters = _list_filters(ctrl)
         elif handler.__name__ == "get_one" and "fields" in listed:
-            query = ("fields",)
+            query = _item_query(cls)
     return Route(path=path, http_method=verb, handler=handler,
                  controller=cls, since=max(since, handler.api_since),
                  until=handler.api_until, path_params=params, query=query,
@@ -317,6 +317,15 @@ def _list_filters(ctrl: object) -> tuple[tuple[str, features.Since], ...]:
         return tuple((name, f.feature)
                      for name, f in node_list.FILTERS.items())
     return ()
+
+
+def _item_query(cls: type) -> tuple[str, ...]:
+    """The query parameters a GET of one item takes, where its list takes
+    ``fields``: those its descriptor names, else ``fields``."""
+    spec = getattr(cls, "spec", None)
+    if isinstance(spec, descriptor.Spec):
+        return spec.item_params
+    return ("fields",)
 
 
 def _list_query(cls: type) -> tuple[str, ...]:

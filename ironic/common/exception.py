@@ -93,7 +93,7 @@ class NotAuthorized(IronicException):
 
 
 class OperationNotPermitted(NotAuthorized):
-    _msg_fmt = "Not authorized."
+    _msg_fmt = "Operation not permitted."
 
 
 class HTTPForbidden(NotAuthorized):

@@ -20,8 +20,10 @@ from ironic.db.sqlalchemy import engine, models, rows
 
 
 def _not_found(kind: str, ident: Any) -> exception.NotFound:
+    """Ironic 39's words: "Volume connector X could not be found."."""
     what = kind.replace("_", " ")
-    return exception.NotFound(f"The {what} {ident} could not be found.")
+    return exception.NotFound(
+        f"{what[:1].upper()}{what[1:]} {ident} could not be found.")
 
 
 def _conflict_by_uuid(what: str, other: str) -> rows.Conflict:
@@ -183,14 +185,15 @@ class NodeResourceQueries(rows.RowQueries):
 
     def get_node_history_list(self, node_id: int, **kwargs) -> list:
         kwargs.setdefault("marker_not_found",
-                          _not_found("history event", kwargs.get("marker")))
+                          _not_found("node history record",
+                                     kwargs.get("marker")))
         return self._list(models.NodeHistory,
                           filters=[models.NodeHistory.node_id == node_id],
                           **kwargs)
 
     def get_node_history_event(self, node_id: int, uuid: str):
         H = models.NodeHistory
-        return self._get_row(H, _not_found("history event", uuid),
+        return self._get_row(H, _not_found("node history record", uuid),
                              H.node_id == node_id, H.uuid == uuid)
 
     @engine.retry_on_deadlock

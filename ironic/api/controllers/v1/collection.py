@@ -12,8 +12,9 @@ refused before routing (``ironic.api.app``).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import pecan
 from pecan import rest
@@ -148,18 +149,51 @@ def check_not_both(fields: list[str] | None, detail: bool) -> None:
                 "request.")
 
 
-def parse_page(spec: Spec, params: dict[str, Any], ver: int
-               ) -> tuple[int, str | None, str, str]:
-    """limit, marker, sort key and direction of a list request."""
+def parse_page(spec: Spec, params: dict[str, Any]
+               ) -> tuple[int, str | None, str]:
+    """limit, marker and sort direction of a list request (the sort key
+    is checked once the marker is known: ``marker_first``)."""
     marker = params.get("marker")
     return (api_utils.parse_limit(params.get("limit")),
             api_utils.check_marker(marker) if spec.uuid_marker else marker,
-            parse_sort_key(spec, params.get("sort_key"), ver),
             api_utils.parse_sort_dir(params.get("sort_dir")))
 
 
+def check_filter_values(spec: Spec, q: Query) -> None:
+    """The version (406) and form (400) of each filter given."""
+    for name, flt in spec.filters.items():
+        value = q.params.get(name)
+        if value is None:
+            continue
+        need_version(q.ver, flt.feature, f"The '{name}' filter")
+        if flt.check is not None:
+            flt.check(name, value)
+
+
+@contextlib.contextmanager
+def marker_first(spec: Spec, marker: str | None) -> Iterator[None]:
+    """As Ironic 39, a list finds its marker before it checks the sort key
+    and what the filters name or combine: an unknown marker is 404,
+    whatever those refuse. The marker is looked up on a refusal only (a
+    page that is served looks it up anyway)."""
+    try:
+        yield
+    except exception.IronicException:
+        if marker is not None:
+            spec.fetch([], ListArgs([], 1, marker, "id", "asc"),
+                       spec.columns_for(()))
+        raise
+
+
 def parse_list(spec: Spec, q: Query, *, detail: bool = False) -> ListArgs:
-    """Validate the query of a list request."""
+    """Validate the query of a list request: the form of every parameter,
+    then what they mean."""
+    return check_meaning(spec, q, check_form(spec, q, detail=detail))
+
+
+def check_form(spec: Spec, q: Query, *, detail: bool = False) -> ListArgs:
+    """The form of every parameter of a list request, which Ironic 39
+    checks before anything else; the sort key is left as given."""
     accepted = [p for p in spec.list_params()
                 if not (q.scope and p in spec.filters
                         and spec.filters[p].scoped_by in q.scope)]
@@ -169,10 +203,19 @@ def parse_list(spec: Spec, q: Query, *, detail: bool = False) -> ListArgs:
     check_not_both(fields, detail)
     if fields is None:
         fields = spec.visible(q.ver) if detail else spec.defaults(q.ver)
-    limit, marker, sort_key, sort_dir = parse_page(spec, q.params, q.ver)
-    spec.check_filters(q)
-    return ListArgs(_with_links(spec, fields), limit, marker, sort_key,
-                    sort_dir, detail)
+    limit, marker, sort_dir = parse_page(spec, q.params)
+    check_filter_values(spec, q)
+    return ListArgs(_with_links(spec, fields), limit, marker,
+                    q.params.get("sort_key") or "id", sort_dir, detail)
+
+
+def check_meaning(spec: Spec, q: Query, args: ListArgs) -> ListArgs:
+    """Once the marker is known: the sort key, and the filters taken
+    together."""
+    with marker_first(spec, args.marker):
+        sort_key = parse_sort_key(spec, args.sort_key, q.ver)
+        spec.check_filters(q)
+    return dataclasses.replace(args, sort_key=sort_key)
 
 
 def given(q: Query, *names: str) -> bool:
@@ -193,11 +236,16 @@ def filter_criteria(filters: dict[str, Filter], q: Query) -> Criteria:
     return conds
 
 
-def show_fields(spec: Spec, params: dict[str, Any], ver: int) -> list[str]:
-    """The fields to show for a GET of one item."""
-    unknown = set(params) - {"fields"}
+def check_item_params(spec: Spec, params: dict[str, Any]) -> None:
+    """Refuses the parameters a GET of one item does not take."""
+    unknown = [p for p in params if p not in spec.item_params]
     if unknown:
         raise spec.refuse_show_params(unknown)
+
+
+def show_fields(spec: Spec, params: dict[str, Any], ver: int) -> list[str]:
+    """The fields to show for a GET of one item."""
+    check_item_params(spec, params)
     check_param_versions(spec, params, ver, params)
     fields = parse_fields(spec, params.get("fields"), ver)
     if fields is None:
@@ -258,10 +306,14 @@ def show(spec: Spec, obj: Any, fields: list[str] | None = None) -> dict:
 
 def list_items(spec: Spec, q: Query, *, detail: bool, url: str) -> dict:
     """A page of the collection, with a ``next`` link when full."""
+    args = check_form(spec, q, detail=detail)
     visible = spec.list_scope(q)
-    args = parse_list(spec, q, detail=detail)
-    rows = spec.fetch(filter_criteria(spec.filters, q) + visible, args,
-                      spec.columns_for(args.fields))
+    args = check_meaning(spec, q, args)
+    with marker_first(spec, args.marker):
+        # What the filters name is looked up here, and the database may
+        # refuse the sort key of rows without an object.
+        rows = spec.fetch(filter_criteria(spec.filters, q) + visible, args,
+                          spec.columns_for(args.fields))
     items = render(spec, rows, args.fields)
     return api_utils.collection(spec.list_key, items, args.limit, url,
                                 q.params, uuid_of(rows[-1]) if rows else None)

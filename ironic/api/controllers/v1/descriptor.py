@@ -15,12 +15,16 @@ that never existed is 400.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any, Callable, Iterable
 
 from ironic.api import features
-from ironic.common import exception
+from ironic.common import exception, utils
 
 Criteria = list[tuple[str, Any]]
+#: Refuses (400) a filter's value that is not of the filter's form:
+#: ``check(name, value)``.
+ValueCheck = Callable[[str, str], None]
 
 #: The query parameters lists share: what a list shows and its page.
 COMMON_PARAMS = ("fields", "detail", "limit", "marker", "sort_key",
@@ -47,6 +51,55 @@ class Filter:
     feature: features.Since = features.ALWAYS
     #: Ignored in a list nested under this parent (the URL names it).
     scoped_by: str | None = None
+    #: The form every given value must have, an empty one too, checked
+    #: with the page's parameters: before the marker or anything the value
+    #: names is looked up.
+    check: ValueCheck | None = None
+
+
+# --- the forms of filter values ----------------------------------------------
+# Ironic 39 checks a query parameter's form in one of two ways, each with
+# its own message: its argument checks ("Expected UUID for node_uuid: x")
+# and, for some resources, a JSON schema ("Schema error: 'x' is not a
+# 'uuid'"). A Filter names the one its resource answers with.
+
+#: A MAC address as a query takes it: six colon-separated octets (no
+#: dashes, no InfiniBand GUID).
+_QUERY_MAC = re.compile(r"([0-9a-f]{2}:){5}[0-9a-f]{2}", re.IGNORECASE)
+
+
+def is_query_mac(value: str) -> bool:
+    return bool(_QUERY_MAC.fullmatch(value))
+
+
+def is_uuid_or_name(value: str) -> bool:
+    return utils.is_uuid_like(value) or utils.is_valid_logical_name(value)
+
+
+def expected(what: str, valid: Callable[[str], bool]) -> ValueCheck:
+    """A value ``valid`` accepts, or 400 "Expected <what> for <name>:
+    <value>"."""
+    def check(name: str, value: str) -> None:
+        if not valid(value):
+            raise exception.InvalidParameterValue(
+                err=f"Expected {what} for {name}: {value}")
+    return check
+
+
+def schema_format(fmt: str, valid: Callable[[str], bool], *,
+                  alternatives: bool = False) -> ValueCheck:
+    """A value ``valid`` accepts, or 400 as a schema's ``format`` refuses
+    it; ``alternatives``: the schema offers others beside ``fmt`` (a UUID
+    or a name), and the message says none fits."""
+    def check(name: str, value: str) -> None:
+        if valid(value):
+            return
+        reason = f"{value!r} is not a {fmt!r}"
+        if alternatives:
+            reason = (f"{value!r} is not valid under any of the given "
+                      f"schemas. Possible root cause: {reason}")
+        raise exception.InvalidParameterValue(err=f"Schema error: {reason}")
+    return check
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,7 +125,7 @@ class SubResource:
     feature: features.Since = features.ALWAYS
 
 
-def _unknown_show_params(unknown: set[str]) -> Exception:
+def _unknown_show_params(unknown: list[str]) -> Exception:
     return exception.InvalidParameterValue(
         err=f"Unknown query parameter(s): {', '.join(sorted(unknown))}")
 
@@ -161,12 +214,16 @@ class Spec:
     #: item is 404 whatever ``fields`` names), as the reference does for
     #: some resources; parameters other than ``fields`` are refused first.
     lookup_before_fields: bool = False
+    #: The query parameters a GET of one item takes; the OpenAPI document
+    #: lists them.
+    item_params: tuple[str, ...] = ("fields",)
     subresources: dict[str, SubResource] = dataclasses.field(
         default_factory=dict)
 
     # --- hooks ----------------------------------------------------------
-    #: Called first on a list: authorization; criteria limiting it to what
-    #: the caller may see and to the parents in the URL.
+    #: Called on a list once the form of its query is checked:
+    #: authorization; criteria limiting it to what the caller may see and
+    #: to the parents in the URL.
     list_scope: Callable[[Query], Criteria] = _nothing
     #: A page of rows: (criteria, columns or None, limit, marker,
     #: sort_key, sort_dir).
@@ -193,8 +250,9 @@ class Spec:
     #: Refuses filters the list does not take together (each was checked
     #: on its own by then; the URL's parents count as given).
     check_filters: Callable[[Query], None] = _any_filters
-    #: What a GET of one item answers to query parameters but ``fields``.
-    refuse_show_params: Callable[[set[str]], Exception] = \
+    #: What a GET of one item answers to query parameters it does not take
+    #: (``item_params``), named in the order given.
+    refuse_show_params: Callable[[list[str]], Exception] = \
         _unknown_show_params
 
     @property

@@ -37,6 +37,21 @@ _SHORT_EVENT = 255
 
 _ALWAYS = features.ALWAYS
 
+
+# A BIOS setting or a history event is shown whole: its GET takes no query
+# parameter, and Ironic 39 refuses one in the words of the check it makes.
+def _schema_refusal(unknown: list[str]) -> Exception:
+    names = ", ".join(repr(p) for p in sorted(unknown))
+    verb = "was" if len(unknown) == 1 else "were"
+    return exception.InvalidParameterValue(
+        err=f"Schema error: Additional properties are not allowed "
+            f"({names} {verb} unexpected)")
+
+
+def _arguments_refusal(unknown: list[str]) -> Exception:
+    return exception.InvalidParameterValue(
+        err=f"Unexpected arguments: {', '.join(unknown)}")
+
 #: The queries of these lists, parsed by ``collection.parse_list``. BIOS
 #: settings take ``detail`` and ``fields`` from 1.74 (before: unknown
 #: parameters, as the reference answers); both are served whole.
@@ -49,7 +64,8 @@ BIOS_SPEC = descriptor.Spec(
     params=("fields", "detail"), detail_param=_ALWAYS, detail_action=False,
     param_since={"detail": features.BIOS_REGISTRY,
                  "fields": features.BIOS_REGISTRY},
-    early_param_status=400)
+    early_param_status=400, item_params=(),
+    refuse_show_params=_schema_refusal)
 #: History pages and sorts as Ironic 39 (any column: the database refuses
 #: others); a field named before its version is 406, and ``links`` comes
 #: only when asked for.
@@ -59,7 +75,8 @@ HISTORY_SPEC = descriptor.Spec(
                 for name in _HISTORY_FIELDS},
     default_fields=_HISTORY_DEFAULT, always_shown=(),
     params=descriptor.COMMON_PARAMS, detail_param=_ALWAYS,
-    detail_action=False)
+    detail_action=False, item_params=(),
+    refuse_show_params=_arguments_refusal)
 
 
 def _value(obj: Any, name: str) -> Any:
@@ -93,15 +110,14 @@ class BIOSController(node_sub._NodeSub):
     @expose()
     @api_method(features.BIOS)
     def get_one(self, name, **params):
-        collection.check_params(params, ())
+        collection.check_item_params(BIOS_SPEC, params)
         node = self._node("baremetal:node:bios:get")
         for setting in node_records.bios_settings(node.id):
             if setting.name == name:
                 fields = BIOS_SPEC.visible(method.version())
                 return {name: self._view(node.uuid, setting, fields)}
         raise exception.NotFound(
-            f"The BIOS setting {name} of node {node.uuid} could not be "
-            f"found.")
+            f"Node {node.uuid} doesn't have a BIOS setting '{name}'")
 
 
 class HistoryController(node_sub._NodeSub):
@@ -139,7 +155,7 @@ class HistoryController(node_sub._NodeSub):
     @expose()
     @api_method(features.NODE_HISTORY)
     def get_one(self, event_uuid, **params):
-        collection.check_params(params, ())
+        collection.check_item_params(HISTORY_SPEC, params)
         if not utils.is_uuid_like(event_uuid):
             raise exception.InvalidUUID(uuid=event_uuid)
         node = self._node("baremetal:node:history:get")

@@ -212,36 +212,32 @@ def _authorized(ident: str, rule: str) -> Port:
 
 # --- the list's filters ------------------------------------------------------
 
+# Every value of these filters, an empty one too, is checked for its form
+# (the Filter's check) before anything is looked up.
+
+#: The forms of the port list's filter values, as Ironic 39 words them.
+_UUID_OR_NAME = descriptor.expected("UUID or name", descriptor.is_uuid_or_name)
+_UUID = descriptor.expected("UUID", utils.is_uuid_like)
+_MAC = descriptor.expected("valid MAC address", descriptor.is_query_mac)
+
+
 def node_filter(ident: str, q: descriptor.Query) -> descriptor.Criteria:
     """Items of the node ``ident`` names (by UUID, or by name from 1.5)."""
-    if not ident or "node" in q.scope:
+    if "node" in q.scope:
         # The URL names the node (see the list scope).
         return []
     return [("node_id", resource.find_node(ident, q.ver).id)]
 
 
-def _node_uuid_filter(value: str, q: descriptor.Query
-                      ) -> descriptor.Criteria:
-    if not value or "node" in q.scope:
-        return []
-    if not utils.is_uuid_like(value):
-        raise exception.InvalidUUID(uuid=value)
-    return node_filter(value, q)
-
-
 def _portgroup_filter(ident: str, q: descriptor.Query
                       ) -> descriptor.Criteria:
-    if not ident or "portgroup" in q.scope:
+    if "portgroup" in q.scope:
         return []
     return [("portgroup_id", Portgroup.get(ident).id)]
 
 
-def _address_filter(addr: str, q: descriptor.Query) -> descriptor.Criteria:
-    if not addr:
-        return []
-    if not utils.is_valid_mac(addr):
-        raise exception.InvalidParameterValue(
-            err=f"Expected valid MAC address for address: {addr}")
+def address_filter(addr: str, q: descriptor.Query) -> descriptor.Criteria:
+    """Items with this MAC address (its form checked already)."""
     return [("address", utils.normalize_mac(addr))]
 
 
@@ -336,11 +332,12 @@ SPEC = descriptor.Spec(
     filters={
         # node_uuid, when given too, says which node.
         "node": descriptor.Filter(lambda ident, q: [] if q.params.get(
-            "node_uuid") else node_filter(ident, q)),
-        "node_uuid": descriptor.Filter(_node_uuid_filter),
-        "address": descriptor.Filter(_address_filter),
+            "node_uuid") else node_filter(ident, q), check=_UUID_OR_NAME),
+        "node_uuid": descriptor.Filter(node_filter, check=_UUID),
+        "address": descriptor.Filter(address_filter, check=_MAC),
         "portgroup": descriptor.Filter(_portgroup_filter,
-                                       features.PORTGROUP_SUBRESOURCES),
+                                       features.PORTGROUP_SUBRESOURCES,
+                                       check=_UUID_OR_NAME),
         "shard": descriptor.Filter(shard_filter, features.SHARDS),
         "conductor_groups": descriptor.Filter(
             conductor_groups_filter, features.CONDUCTOR_GROUPS_FILTER),

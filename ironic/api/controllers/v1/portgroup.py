@@ -89,13 +89,6 @@ def _authorized(ident: str, rule: str) -> Portgroup:
     return pg
 
 
-def _address_filter(addr: str, q: descriptor.Query) -> descriptor.Criteria:
-    if not addr:
-        return []
-    return [("address", utils.normalize_mac(addr)
-             if utils.is_valid_mac(addr) else addr)]
-
-
 def _check_filters(q: descriptor.Query) -> None:
     """As Ironic 39: one of node, address, shard and conductor groups at a
     time."""
@@ -162,8 +155,13 @@ SPEC = descriptor.Spec(
     sources={"node_uuid": "node_id"}, related={"node_uuid": "node"},
     bounds=descriptor.Bounds(features.PORTGROUPS),
     filters={
-        "node": descriptor.Filter(port_api.node_filter),
-        "address": descriptor.Filter(_address_filter),
+        # Ironic 39 checks these two with a JSON schema: its words.
+        "node": descriptor.Filter(
+            port_api.node_filter, check=descriptor.schema_format(
+                "uuid", descriptor.is_uuid_or_name, alternatives=True)),
+        "address": descriptor.Filter(
+            port_api.address_filter, check=descriptor.schema_format(
+                "mac-address", descriptor.is_query_mac)),
         "shard": descriptor.Filter(port_api.shard_filter,
                                    features.PORTGROUP_SHARD_FILTER),
         "conductor_groups": descriptor.Filter(

@@ -98,7 +98,7 @@ def spec_hooks(kind: Kind) -> dict[str, Any]:
     """The Spec hooks every step-row resource shares: authorization with
     the resource's rules (listing is ``get``), lookup, paging, deletion,
     and the answer to a GET of one item with other parameters."""
-    def refuse_show_params(unknown: set[str]) -> Exception:
+    def refuse_show_params(unknown: list[str]) -> Exception:
         return exception.InvalidParameterValue(
             err=f"Only 'fields' may be given when showing {kind.article}.")
 

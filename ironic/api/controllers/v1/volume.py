@@ -141,8 +141,8 @@ def _item(kind: _Kind, ident: str, verb: str) -> Any:
     obj = kind.store.get(utils.normalize_uuid(ident))
     resource.check_node_item(
         "volume", f"baremetal:volume:{verb}", obj.node_id,
-        exception.NotFound(f"The {kind.name.replace('_', ' ')} {ident} "
-                           f"could not be found."))
+        exception.NotFound(f"{kind.name.replace('_', ' ').capitalize()} "
+                           f"{ident} could not be found."))
     return obj
 
 

@@ -226,7 +226,8 @@ def test_filters(api, newest):
     assert uuids("?node=two") == [p2["uuid"]]
     assert uuids(f"?node_uuid={n2['uuid']}&node=one") == [p2["uuid"]]
     assert uuids("?address=52:54:00:00:00:02") == [p2["uuid"]]
-    assert uuids("?address=52-54-00-00-00-01") == [p1["uuid"]]
+    # Six colon-separated octets only, as Ironic 39 takes them.
+    assert api.get("/v1/ports?address=52-54-00-00-00-01").status_int == 400
     assert uuids("?address=52:54:00:00:00:09") == []
     assert uuids("?shard=s1", newest) == [p1["uuid"]]
     # Like the node filter, a comma-separated list of shards (the CLI's form).

@@ -76,18 +76,19 @@ def test_a_port_name_is_any_string_a_group_name_a_logical_name(database):
     (records.VOLUME_TARGETS, "volume target"),
 ])
 def test_records_not_found_name_the_resource(database, store, what):
+    # In Ironic 39's words: "Volume connector X could not be found.".
     with pytest.raises(exception.NotFound) as e:
         store.get(MISSING_UUID)
-    assert str(e.value) == f"The {what} {MISSING_UUID} could not be found."
+    assert str(e.value) == f"{what.capitalize()} {MISSING_UUID} could not be found."
     with pytest.raises(exception.NotFound) as e:
         store.destroy(4321)
-    assert str(e.value) == f"The {what} 4321 could not be found."
+    assert str(e.value) == f"{what.capitalize()} 4321 could not be found."
     with pytest.raises(exception.NotFound) as e:
         if isinstance(store, records.VolumeRecords):
             store.update(4321, {"extra": {}})
         else:
             store.save({"extra": {}}, 4321)
-    assert str(e.value) == f"The {what} 4321 could not be found."
+    assert str(e.value) == f"{what.capitalize()} 4321 could not be found."
 
 
 def test_record_conflicts_keep_their_messages(database):
