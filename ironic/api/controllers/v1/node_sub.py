@@ -14,9 +14,12 @@ import os_traits
 from pecan import rest
 
 from ironic.api import features, method
-from ironic.api.controllers.v1 import collection, descriptor, node_lookup
-from ironic.api.controllers.v1 import utils as api_utils
-from ironic.api.controllers.v1.node_fields import state_for_version
+from ironic.api.controllers.v1 import (
+    answers,
+    collection,
+    descriptor,
+    node_lookup,
+)
 from ironic.api.method import api_method, expose
 from ironic.common import exception
 from ironic.objects.node import Node
@@ -112,25 +115,7 @@ class StatesController(_NodeSub):
     def get_all(self, **params):
         collection.check_params(params, ())
         node = self._node("baremetal:node:get_states")
-        ver = method.version()
-        shown = state_for_version
-        doc = {
-            "console_enabled": node.console_enabled,
-            "last_error": node.last_error,
-            "power_state": node.power_state,
-            "provision_state": shown(node.provision_state, ver),
-            "provision_updated_at": api_utils.iso(node.provision_updated_at),
-            "target_power_state": node.target_power_state,
-            "target_provision_state": shown(node.target_provision_state,
-                                            ver),
-        }
-        if features.RAID.available(ver):
-            doc["raid_config"] = node.raid_config
-            doc["target_raid_config"] = node.target_raid_config
-        if features.BOOT_MODE.available(ver):
-            doc["boot_mode"] = node.boot_mode
-            doc["secure_boot"] = node.secure_boot
-        return doc
+        return answers.NODE_STATES.render(node, method.version())
 
 
 class MaintenanceController(_NodeSub):
