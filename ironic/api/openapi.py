@@ -46,6 +46,7 @@ from ironic.api.controllers.v1 import (
     node_edit,
     node_indicators,
     node_list,
+    node_sub,
     node_vifs,
     node_vmedia,
     port,
@@ -82,6 +83,12 @@ _PAGED = ("limit", "marker", "sort_key", "sort_dir")
 #: The query parameters of handlers that are no list, as they declare them.
 _HANDLER_QUERY: dict[Callable, Mapping[str, Field]] = {
     ramdisk.LookupController.get_all: ramdisk.LOOKUP_QUERY,
+    node_sub.MaintenanceController.put: node_sub.MAINTENANCE_QUERY,
+}
+#: Path parameters a handler checks as a typed value, by handler and name.
+_PATH_PARAMS: dict[Callable, Mapping[str, Field]] = {
+    node_sub.TraitsController.put: {"trait": node_sub.TRAIT},
+    runbook.RunbookTraitsController.put: {"trait": node_sub.TRAIT},
 }
 #: Which of them each list takes, by the controller serving the list (the
 #: lists parsed from a descriptor say it themselves).
@@ -117,6 +124,13 @@ _BODIES: dict[Callable, dict | Body] = {
     node_vmedia.VmediaController.post: node_vmedia.ATTACH,
     ramdisk.HeartbeatController.post: ramdisk.HEARTBEAT,
     ramdisk.ContinueInspectionController.post: ramdisk.DATA,
+    node_sub.MaintenanceController.put: node_sub.MAINTENANCE,
+}
+#: Bodies a handler takes only at its collection's own path (the path that
+#: names an item, ``PUT .../traits/{trait}``, takes none).
+_COLLECTION_BODIES: dict[Callable, Body] = {
+    node_sub.TraitsController.put: node_sub.TRAITS,
+    runbook.RunbookTraitsController.put: node_sub.TRAITS,
 }
 
 _VERSION_HEADER = "X-OpenStack-Ironic-API-Version"
@@ -392,8 +406,10 @@ def _summary(r: Route) -> str:
 
 def _parameters(r: Route, ver: int) -> list[dict]:
     out: list[dict] = [{"$ref": "#/components/parameters/Version"}]
+    typed = _PATH_PARAMS.get(r.handler, {})
     out += [{"name": p, "in": "path", "required": True,
-             "schema": {"type": "string", "minLength": 1}}
+             "schema": typed[p].body_schema() if p in typed else
+             {"type": "string", "minLength": 1}}
             for p in r.path_params]
     for name in r.query:
         since, schema = _QUERY[name]
@@ -418,12 +434,15 @@ def _request_body(r: Route, ver: int) -> dict | None:
         return {"required": True, "content": {
             "application/json": {"schema": _JSON_PATCH}}}
     declared = _BODIES.get(r.handler)
+    if declared is None and not r.path.endswith("}"):
+        declared = _COLLECTION_BODIES.get(r.handler)
     known = declared.at(ver) if isinstance(declared, Body) else declared
     if known is None and r.http_method == "post":
         known = openapi_resources.create_body(r.controller)
     if known is not None:
         known = openapi_resources.request(r.controller, known, ver)
-    return {"required": known is not None, "content": {
+    optional = isinstance(declared, Body) and declared.optional
+    return {"required": known is not None and not optional, "content": {
         "application/json": {"schema": known or {"type": "object"}}}}
 
 

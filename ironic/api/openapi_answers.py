@@ -1,10 +1,13 @@
 """The typed answers of ``/v1/openapi.json`` for the operations that show
-no stored resource: a node's states, traits, VIFs, boot device and
-indicators, the lookup answer, the shards, the index documents...
+no stored resource: a node's traits, VIFs and indicators, the lookup
+answer, the shards, the index documents...
 
-Each document is declared once here as typed members (the same ``Field``
-the objects use), with the version that brought a member where it came
-after the operation; the handlers' own tables say which members a version
+Each document is declared once as typed members (the same ``Field`` the
+objects use), with the version that brought a member where it came after
+the operation (``ironic.api.documents``). A node's states and management
+answers and the hardware types are declared where their handlers render
+them from the declaration (``ironic.api.controllers.v1.answers``); the
+others here, the handlers' own tables saying which members a version
 shows wherever they keep one. The stored records a node carries (BIOS
 settings, history, firmware) are typed beside their reads
 (``ironic.objects.node_records``) and documented as resources
@@ -13,13 +16,12 @@ settings, history, firmware) are typed beside their reads
 
 from __future__ import annotations
 
-import dataclasses
 import functools
-from typing import Any, Callable, Mapping
+from typing import Any, Callable
 
-from ironic import interfaces
 from ironic.api import features, schemas
 from ironic.api.controllers.v1 import (
+    answers,
     driver,
     node_actions,
     node_data,
@@ -33,39 +35,9 @@ from ironic.api.controllers.v1 import (
     shard,
     volume,
 )
-from ironic.objects.base import ARRAY, BOOLEAN, INTEGER, OBJECT, UUID, Field
-from ironic.objects.node import Node
+from ironic.api.documents import Document, list_field, map_field
+from ironic.objects.base import BOOLEAN, INTEGER, OBJECT, UUID, Field
 from ironic.objects.node_records import INVENTORY_FIELDS
-
-_STRINGS = {"items": {"type": "string"}}
-
-
-def _list(doc: str, items: dict[str, Any] | None = None) -> Field:
-    """A member holding a list (of strings unless told)."""
-    # (``since`` unset: the document's ``since`` table says, as for LINKS)
-    return Field(None, type=ARRAY, nullable=False, doc=doc,
-                 schema={"items": items} if items else _STRINGS)
-
-
-def _map(doc: str, values: dict[str, Any]) -> Field:
-    """A member (or document) mapping names to ``values``."""
-    return Field(None, type=OBJECT, nullable=False, doc=doc,
-                 schema={"additionalProperties": values})
-
-
-@dataclasses.dataclass(frozen=True)
-class Document:
-    """A JSON object an operation answers, member by member."""
-
-    fields: Mapping[str, Field]
-    #: Members newer than the operation, with the feature bringing each.
-    since: Mapping[str, features.Since] = dataclasses.field(
-        default_factory=dict)
-
-    def schema(self, ver: int) -> dict[str, Any]:
-        return schemas.item(self.fields, [
-            name for name in self.fields
-            if self.since.get(name, features.ALWAYS).available(ver)])
 
 
 def _items(key: str, item: Document) -> Callable[[int], dict[str, Any]]:
@@ -80,29 +52,13 @@ def _fixed(schema: dict[str, Any]) -> Callable[[int], dict[str, Any]]:
 
 # --- the documents ---------------------------------------------------------
 
-#: A hardware type of ``GET /v1/drivers`` (its interfaces in the detail).
-DRIVER_FIELDS: dict[str, Field] = {
-    "name": Field(None, nullable=False, doc="The hardware type."),
-    "hosts": _list("The conductors serving it."),
-    "type": Field(None, nullable=False, doc="Always dynamic."),
-    "links": schemas.LINKS,
-    "properties": schemas.LINKS,
-    **{name: field for kind in interfaces.TYPES for name, field in (
-        (f"default_{kind}_interface",
-         Field(None, doc=f"The {kind} interface a node gets by default.")),
-        (f"enabled_{kind}_interfaces",
-         _list(f"The {kind} interfaces a node may use.")))},
-}
-
-
-
 def _v1_index() -> Document:
     """``GET /v1/``: the version and a link to each resource it routes."""
     from ironic.api.controllers.v1 import index
-    return Document({
+    return Document.of({
         "id": Field(None, nullable=False, doc="Always v1."),
         "links": schemas.LINKS,
-        "media_types": _list("The media types served.", {
+        "media_types": list_field("The media types served.", {
             "type": "object", "properties": {"base": {"type": "string"},
                                              "type": {"type": "string"}}}),
         "version": Field(None, type=OBJECT, nullable=False,
@@ -118,94 +74,66 @@ def _v1_index() -> Document:
 
 
 #: ``GET /v1/volume`` (and a node's): links to the connectors and targets.
-VOLUME_INDEX = Document(dict.fromkeys(("links", "connectors", "targets"),
-                                      schemas.LINKS))
+VOLUME_INDEX = Document.of(dict.fromkeys(
+    ("links", "connectors", "targets"), schemas.LINKS))
 
 #: ``GET /v1/openapi.json``.
-OPENAPI = Document({
+OPENAPI = Document.of({
     "openapi": Field(None, nullable=False, doc="3.1.0."),
     "info": Field(None, type=OBJECT, nullable=False, doc="Title, version."),
-    "security": _list("The accepted credentials.", {"type": "object"}),
-    "paths": _map("The operations, by path.", {"type": "object"}),
+    "security": list_field("The accepted credentials.", {"type": "object"}),
+    "paths": map_field("The operations, by path.", {"type": "object"}),
     "components": Field(None, type=OBJECT, nullable=False,
                         doc="Shared parameters, answers and schemas."),
 })
 
-#: ``GET /v1/nodes/{node}/states``: its members are the node's own fields.
-NODE_STATES = Document(
-    {name: Node.fields[name] for name in (
-        "console_enabled", "last_error", "power_state", "provision_state",
-        "provision_updated_at", "target_power_state",
-        "target_provision_state", "raid_config", "target_raid_config",
-        "boot_mode", "secure_boot")},
-    {"raid_config": features.RAID, "target_raid_config": features.RAID,
-     "boot_mode": features.BOOT_MODE, "secure_boot": features.BOOT_MODE})
-
-#: ``GET /v1/nodes/{node}/states/console``.
-CONSOLE = Document({
-    "console_enabled": Field(None, type=BOOLEAN, nullable=False,
-                             doc="Whether the console is on."),
-    "console_info": Field(None, type=OBJECT,
-                          doc="How to reach it (type, url)."),
-})
-
-#: ``GET /v1/nodes/{node}/management/boot_device``.
-BOOT_DEVICE = Document({
-    "boot_device": Field(None, doc="pxe, disk, cdrom..."),
-    "persistent": Field(None, type=BOOLEAN,
-                        doc="Whether it stays past the next boot."),
-})
-SUPPORTED_BOOT_DEVICES = Document({
-    "supported_boot_devices": _list("The devices it can boot from."),
-})
-
 #: One indicator of ``GET .../management/indicators``.
-INDICATOR = Document({
+INDICATOR = Document.of({
     "name": Field(None, nullable=False, doc="<indicator>@<component>."),
     "component": Field(None, nullable=False, doc="system, chassis..."),
     "readonly": Field(None, type=BOOLEAN, nullable=False,
                       doc="Whether its state can be set."),
-    "states": _list("The states it takes."),
+    "states": list_field("The states it takes."),
     "links": schemas.LINKS,
 })
 #: ``GET .../indicators/{ident}``: one indicator's state, or (named by a
 #: component) the indicators of the component.
-INDICATOR_STATE = Document({
+INDICATOR_STATE = Document.of({
     "state": Field(None, nullable=False, doc="ON, OFF, BLINKING..."),
-    "indicators": _list("The indicators of the component.",
+    "indicators": list_field("The indicators of the component.",
                         INDICATOR.schema(features.INDICATORS.minor)),
 })
 
 #: ``GET /v1/nodes/{node}/traits`` and a runbook's.
-TRAITS = Document({"traits": _list("The traits.")})
+TRAITS = Document.of({"traits": list_field("The traits.")})
 
 #: One VIF of ``GET /v1/nodes/{node}/vifs``.
-VIF = Document({"id": Field(None, nullable=False, doc="The VIF's id.")})
+VIF = Document.of({"id": Field(None, nullable=False, doc="The VIF's id.")})
 
 #: One virtual drive of ``GET /v1/nodes/{node}/vmedia``.
-VIRTUAL_DRIVE = Document({
-    "media_types": _list("What it can hold (CD, DVD, USBStick...)."),
+VIRTUAL_DRIVE = Document.of({
+    "media_types": list_field("What it can hold (CD, DVD, USBStick...)."),
     "inserted": Field(None, type=BOOLEAN, nullable=False,
                       doc="Whether media is inserted."),
     "image": Field(None, doc="The image URL (empty: none)."),
 })
 
 #: ``GET /v1/nodes/{node}/children``.
-CHILDREN = Document({"children": _list(
+CHILDREN = Document.of({"children": list_field(
     "The UUIDs of the nodes whose parent it is.",
     {"type": "string", "format": "uuid"})})
 
 #: ``GET /v1/nodes/{node}/inventory``.
-INVENTORY = Document(INVENTORY_FIELDS)
+INVENTORY = Document.of(INVENTORY_FIELDS)
 
 #: ``GET /v1/nodes/{node}/validate``: per interface type.
-VALIDATION = _map("The result of each interface's validation.", {
+VALIDATION = map_field("The result of each interface's validation.", {
     "type": "object", "properties": {
         "result": {"type": "boolean"},
         "reason": {"type": ["string", "null"]}}})
 
 #: One shard of ``GET /v1/shards``.
-SHARD = Document({
+SHARD = Document.of({
     "name": Field(None, nullable=False, doc="The shard ('None': nodes in "
                                             "none)."),
     "count": Field(None, type=INTEGER, nullable=False,
@@ -214,8 +142,8 @@ SHARD = Document({
 
 #: ``.../vendor_passthru/methods``: each method's description (a node's
 #: also says whether it takes the node's lock).
-PASSTHRU_METHOD = Document({
-    "http_methods": _list("The HTTP methods it answers."),
+PASSTHRU_METHOD = Document.of({
+    "http_methods": list_field("The HTTP methods it answers."),
     "async": Field(None, type=BOOLEAN, nullable=False,
                    doc="Whether it answers 202 and works on."),
     "description": Field(None, doc="What it does."),
@@ -227,7 +155,7 @@ PASSTHRU_METHOD = Document({
 
 #: ``GET /v1/lookup`` (and ``continue_inspection`` from 1.84): the node
 #: as its agent sees it, and the agent's configuration.
-LOOKUP = Document({
+LOOKUP = Document.of({
     "node": Field(None, type=OBJECT, nullable=False, doc="The node found.",
                   schema={"properties": {
                       "uuid": {"type": "string", "format": "uuid"},
@@ -243,7 +171,7 @@ LOOKUP = Document({
                         "heartbeat_timeout": {"type": "integer"}}}),
 })
 #: ``continue_inspection`` before 1.84 (or a node just discovered).
-INSPECTED = Document({"uuid": Field(None, type=UUID, nullable=False,
+INSPECTED = Document.of({"uuid": Field(None, type=UUID, nullable=False,
                                     doc="The node inspected.")})
 
 
@@ -253,9 +181,8 @@ def _continued(ver: int) -> dict[str, Any]:
         else INSPECTED.schema(ver)
 
 
-_STRING_MAP = _map("Names and their descriptions.", {"type": "string"})
 #: A driver's passthru methods take no node to lock.
-DRIVER_PASSTHRU_METHOD = Document({
+DRIVER_PASSTHRU_METHOD = Document.of({
     name: field for name, field in PASSTHRU_METHOD.fields.items()
     if name != "require_exclusive_lock"})
 
@@ -269,14 +196,14 @@ def _by_name(item: Document) -> Callable[[int], dict[str, Any]]:
 #: The answer of each handler at a version.
 ANSWERS: dict[Callable, Callable[[int], dict[str, Any]]] = {
     volume.VolumeController.get_all: VOLUME_INDEX.schema,
-    node_sub.StatesController.get_all: NODE_STATES.schema,
+    node_sub.StatesController.get_all: answers.NODE_STATES.schema,
     node_sub.TraitsController.get_all: TRAITS.schema,
     node_sub.ChildrenController.get_all: CHILDREN.schema,
     runbook.RunbookTraitsController.get_all: TRAITS.schema,
-    node_actions.StatesController.get_console: CONSOLE.schema,
-    node_actions.BootDeviceController.get_all: BOOT_DEVICE.schema,
+    node_actions.StatesController.get_console: answers.CONSOLE.schema,
+    node_actions.BootDeviceController.get_all: answers.BOOT_DEVICE.schema,
     node_actions.BootDeviceController.supported:
-        SUPPORTED_BOOT_DEVICES.schema,
+        answers.SUPPORTED_BOOT_DEVICES.schema,
     node_actions.ValidateController.get_all:
         _fixed(VALIDATION.value_schema()),
     node_indicators.IndicatorsController.get_all:
@@ -289,9 +216,10 @@ ANSWERS: dict[Callable, Callable[[int], dict[str, Any]]] = {
     shard.ShardsController.get_all: _items("shards", SHARD),
     ramdisk.LookupController.get_all: LOOKUP.schema,
     ramdisk.ContinueInspectionController.post: _continued,
-    driver.DriverProperties.get_all: _fixed(_STRING_MAP.value_schema()),
+    driver.DriverProperties.get_all:
+        _fixed(answers.DRIVER_PROPERTIES.value_schema()),
     driver.RaidController.logical_disk_properties:
-        _fixed(_STRING_MAP.value_schema()),
+        _fixed(answers.RAID_DISK_PROPERTIES.value_schema()),
     driver.DriverPassthruController.methods:
         _by_name(DRIVER_PASSTHRU_METHOD),
     node_vendor.NodeVendorPassthruController.methods:

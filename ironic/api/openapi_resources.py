@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable, Mapping
 from ironic.api import features, openapi_answers, schemas
 from ironic.api.controllers.v1 import (
     allocation,
+    answers,
     chassis,
     conductor,
     deploy_template,
@@ -139,7 +140,7 @@ _RUNBOOKS = Resource(
 
 
 _DRIVERS = Resource(
-    "drivers", {**openapi_answers.DRIVER_FIELDS},
+    "drivers", answers.DRIVER.fields,
     lambda name: None,
     driver.SPEC.visible)
 

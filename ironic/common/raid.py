@@ -71,6 +71,15 @@ LOGICAL_DISK_SCHEMA: dict[str, Any] = {
     "dependentRequired": {"physical_disks": ["controller"]},
 }
 
+# A JSON schema, not an ``objects.base.Body``: it is already the one
+# declaration of a configuration (the conductor's RAID interface checks a
+# body with it, ``/v1/openapi.json`` shows it, logical_disk_properties
+# answers its descriptions), and it must stay one. A RAID interface may
+# check against a schema of its own (``raid_schema``: a driver's plug-in
+# point, a JSON schema), the API never checks the body itself (the node's
+# interface does, in the conductor, in its own words: "Invalid RAID
+# configuration at ..."), and this leaf module may not import the objects
+# floor where ``Body`` lives.
 RAID_CONFIG_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",

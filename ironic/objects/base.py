@@ -83,6 +83,17 @@ class Field:
     #: Further JSON schema keywords of the value (a pattern, an enum, the
     #: properties of a sub-document).
     schema: dict[str, Any] = dataclasses.field(default_factory=dict)
+    #: The items of an array, typed (their schema is the array's
+    #: ``items``); a request's items are checked one by one, in order.
+    items: Field | None = None
+    #: What the API says of a value of a request its schema refuses, in
+    #: place of the validator's words (a ``str.format`` template: the
+    #: value is ``{value}``); None: the validator's words.
+    invalid: str | None = None
+    #: A rule no JSON schema says (a vocabulary another library keeps, a
+    #: count of distinct items), called with a value of a request the
+    #: schema took; it raises the API's error.
+    check: Callable[[Any], None] | None = None
 
     def json_type(self) -> str:
         """The JSON schema type of a (non-null) value."""
@@ -98,7 +109,7 @@ class Field:
             out["format"] = "date-time"
         if self.nullable:
             out["type"] = [out["type"], "null"]
-        return {**out, **self.schema}
+        return {**out, **self.schema, **self._items(Field.value_schema)}
 
     def body_schema(self) -> dict[str, Any]:
         """The JSON schema of the value a request body may give."""
@@ -112,7 +123,12 @@ class Field:
             types.append("null")
         out: dict[str, Any] = {
             "type": types if len(types) > 1 else types[0]}
-        return {**out, **self.schema, **self._lengths()}
+        return {**out, **self.schema, **self._items(Field.body_schema),
+                **self._lengths()}
+
+    def _items(self, schema: Callable[[Field], dict[str, Any]]
+               ) -> dict[str, Any]:
+        return {} if self.items is None else {"items": schema(self.items)}
 
     def _lengths(self) -> dict[str, int]:
         out = {}
@@ -136,6 +152,11 @@ class Body:
     #: Whether other members are allowed (None: the schema does not say,
     #: so they are).
     extra: bool | None = False
+    #: What the API says of a body whose members its schema refuses
+    #: (one missing, one unknown), in place of the validator's words.
+    invalid: str | None = None
+    #: Whether a request may send no body at all (read as ``{}``).
+    optional: bool = False
 
     @functools.cached_property
     def schema(self) -> dict[str, Any]:

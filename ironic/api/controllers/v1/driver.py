@@ -12,25 +12,18 @@ from typing import Any
 
 from pecan import rest
 
-from ironic import driver_registry, hash_ring, interfaces
+from ironic import driver_registry, hash_ring
 from ironic.api import features, method
-from ironic.api.controllers.v1 import collection, descriptor, node_vendor
+from ironic.api.controllers.v1 import (
+    answers,
+    collection,
+    descriptor,
+    node_vendor,
+)
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import exception, interface_catalog, policy
 from ironic.conductor import rpcapi
-
-# The feature that shows each interface type in a driver's detail.
-_INTERFACE_SINCE = {kind: features.Since(minor) for kind, minor
-                    in interfaces.DRIVER_DETAIL_SINCE.items()}
-_BASE_SINCE = {"name": features.ALWAYS, "hosts": features.ALWAYS,
-               "links": features.ALWAYS,
-               "properties": features.SUBRESOURCE_LINKS,
-               "type": features.HARDWARE_TYPES}
-#: The interfaces of a driver's detail, by name, with their version.
-_DETAIL_SINCE = dict(sorted(
-    (name, since) for kind, since in _INTERFACE_SINCE.items()
-    for name in (f"default_{kind}_interface", f"enabled_{kind}_interfaces")))
 
 
 def _driver_type(value: str, q: descriptor.Query) -> descriptor.Criteria:
@@ -46,36 +39,14 @@ def _driver_type(value: str, q: descriptor.Query) -> descriptor.Criteria:
 #: from 1.77 (406 before).
 SPEC = descriptor.Spec(
     singular="driver", collection="drivers", obj_cls=None,
-    api_fields={**_BASE_SINCE, **_DETAIL_SINCE},
-    default_fields=tuple(_BASE_SINCE), strict_fields=False,
+    api_fields=answers.DRIVER.features(),
+    default_fields=answers.DRIVER_BASE, strict_fields=False,
     params=("fields", "detail"), detail_param=features.ALWAYS,
     detail_action=False,
     param_since={"type": features.HARDWARE_TYPES,
                  "detail": features.HARDWARE_TYPES,
                  "fields": features.DRIVER_FIELDS},
     filters={"type": descriptor.Filter(_driver_type)})
-
-
-def _view(hw: interface_catalog.HardwareType, fields: list[str]) -> dict:
-    out: dict[str, Any] = {}
-    url = method.public_url()
-    for name in fields:
-        if name == "name":
-            out[name] = hw.name
-        elif name == "hosts":
-            out[name] = sorted(hw.hosts)
-        elif name == "type":
-            out[name] = "dynamic"
-        elif name == "links":
-            out[name] = api_utils.link("drivers", hw.name, url)
-        elif name == "properties":
-            out[name] = api_utils.link("drivers", f"{hw.name}/properties",
-                                       url)
-        elif name.startswith("default_"):
-            out[name] = hw.defaults.get(name[len("default_"):-10])
-        elif name.startswith("enabled_"):
-            out[name] = list(hw.enabled.get(name[len("enabled_"):-11], []))
-    return out
 
 
 def default_vendor_class(hw: interface_catalog.HardwareType
@@ -187,15 +158,17 @@ class DriversController(rest.RestController):
         if kind == "classic":
             return {"drivers": []}
         catalog = hash_ring.live_catalog()
-        return {"drivers": [_view(hw, args.fields) for _n, hw in
-                            sorted(catalog.types.items())]}
+        return {"drivers": [answers.DRIVER.render(hw, q.ver, args.fields)
+                            for _n, hw in sorted(catalog.types.items())]}
 
     @expose()
     @api_method()
     def get_one(self, name, **params):
-        fields = collection.show_fields(SPEC, params, method.version())
+        ver = method.version()
+        fields = collection.show_fields(SPEC, params, ver)
         policy.authorize("baremetal:driver:get", method.context())
-        return _view(hash_ring.live_catalog().get(name), fields)
+        return answers.DRIVER.render(hash_ring.live_catalog().get(name), ver,
+                                     fields)
 
 
 __all__ = ["DriversController"]

@@ -16,7 +16,12 @@ from automaton import exceptions as fsm_exc
 
 from ironic import interfaces
 from ironic.api import features, method, schemas
-from ironic.api.controllers.v1 import node_indicators, node_sub, resource
+from ironic.api.controllers.v1 import (
+    answers,
+    node_indicators,
+    node_sub,
+    resource,
+)
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import exception, policy, states
@@ -428,7 +433,8 @@ class BootDeviceController(node_sub._NodeSub):
         node = self._node("baremetal:node:get_boot_device")
         devices = rpcapi.get_api().get_supported_boot_devices(
             method.context(), node)
-        return {"supported_boot_devices": devices}
+        return answers.SUPPORTED_BOOT_DEVICES.render(devices,
+                                                     method.version())
 
 
 class InjectNmiController(node_sub._NodeSub):

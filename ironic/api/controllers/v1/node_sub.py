@@ -8,17 +8,22 @@ name and ``.json`` rules stay in one place.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable
 
 import os_traits
 from pecan import rest
 
 from ironic.api import features, method
-from ironic.api.controllers.v1 import collection, descriptor, node_lookup
+from ironic.api.controllers.v1 import (
+    answers,
+    collection,
+    descriptor,
+    node_lookup,
+)
 from ironic.api.controllers.v1 import utils as api_utils
-from ironic.api.controllers.v1.node_fields import state_for_version
 from ironic.api.method import api_method, expose
 from ironic.common import exception
+from ironic.objects.base import ARRAY, Body, Field
 from ironic.objects.node import Node
 
 TRAIT_LIMIT = 50
@@ -38,11 +43,7 @@ class _NodeSub(rest.RestController):
         return node_lookup.authorized_node(self.node_ident, rule)
 
 
-def validate_trait(trait: Any) -> None:
-    if not isinstance(trait, str) or not trait or len(trait) > 255:
-        raise exception.InvalidParameterValue(
-            err=f"Invalid trait {trait!r}: must be a string of 1 to 255 "
-                f"characters.")
+def _standard_or_custom(trait: str) -> None:
     if not (_CUSTOM_TRAIT.fullmatch(trait) or os_traits.check_traits(
             [trait])[0] == {trait}):
         raise exception.InvalidParameterValue(
@@ -51,18 +52,42 @@ def validate_trait(trait: Any) -> None:
                 f"digits and underscores.")
 
 
-def _traits_body() -> list[str]:
+#: A trait: a name os-traits knows, or a custom one.
+TRAIT = Field(nullable=False, min_length=1, max_length=255,
+              invalid="Invalid trait {value!r}: must be a string of 1 to "
+                      "255 characters.",
+              check=_standard_or_custom,
+              doc="A standard trait (os-traits) or CUSTOM_ followed by "
+                  "upper case letters, digits and underscores.")
+
+
+def _at_most(limit: int) -> Callable[[list[str]], None]:
+    def check(traits: list[str]) -> None:
+        if len(set(traits)) > limit:
+            raise exception.InvalidParameterValue(
+                err=f"A node can have at most {limit} traits.")
+    return check
+
+
+_TRAITS_BODY = 'Body must be {{"traits": [...]}}'
+#: ``PUT /v1/nodes/{node}/traits`` (and a runbook's): the traits,
+#: replaced.
+TRAITS = Body({"traits": Field(
+    type=ARRAY, nullable=False, items=TRAIT, invalid=_TRAITS_BODY,
+    check=_at_most(TRAIT_LIMIT), doc="The traits (duplicates count once).")},
+    required=("traits",), invalid=_TRAITS_BODY)
+
+
+def traits_body() -> list[str]:
+    """The traits of a ``TRAITS`` request body, checked."""
     body = method.json_body()
-    if set(body) != {"traits"} or not isinstance(body["traits"], list):
-        raise exception.InvalidParameterValue(
-            err="Body must be {\"traits\": [...]}")
-    traits = body["traits"]
-    for trait in traits:
-        validate_trait(trait)
-    if len(set(traits)) > TRAIT_LIMIT:
-        raise exception.InvalidParameterValue(
-            err=f"A node can have at most {TRAIT_LIMIT} traits.")
-    return traits
+    api_utils.validate(TRAITS, body, "traits")
+    return body["traits"]
+
+
+def validate_trait(trait: Any) -> None:
+    """400 unless ``trait`` is a trait (see ``TRAIT``)."""
+    api_utils.check_value(TRAIT, trait, "trait")
 
 
 class TraitsController(_NodeSub):
@@ -82,7 +107,7 @@ class TraitsController(_NodeSub):
         node = self._node("baremetal:node:traits:set")
         node_lookup.check_not_locked(node)
         if trait is None:
-            node.set_traits(_traits_body())
+            node.set_traits(traits_body())
             return
         validate_trait(trait)
         current = node.load_traits()
@@ -112,25 +137,17 @@ class StatesController(_NodeSub):
     def get_all(self, **params):
         collection.check_params(params, ())
         node = self._node("baremetal:node:get_states")
-        ver = method.version()
-        shown = state_for_version
-        doc = {
-            "console_enabled": node.console_enabled,
-            "last_error": node.last_error,
-            "power_state": node.power_state,
-            "provision_state": shown(node.provision_state, ver),
-            "provision_updated_at": api_utils.iso(node.provision_updated_at),
-            "target_power_state": node.target_power_state,
-            "target_provision_state": shown(node.target_provision_state,
-                                            ver),
-        }
-        if features.RAID.available(ver):
-            doc["raid_config"] = node.raid_config
-            doc["target_raid_config"] = node.target_raid_config
-        if features.BOOT_MODE.available(ver):
-            doc["boot_mode"] = node.boot_mode
-            doc["secure_boot"] = node.secure_boot
-        return doc
+        return answers.NODE_STATES.render(node, method.version())
+
+
+_REASON = Field(doc="Why the node is in maintenance.",
+                invalid="The maintenance reason must be a string.")
+#: ``PUT /v1/nodes/{node}/maintenance``: the body is optional; its reason
+#: wins over the query's.
+MAINTENANCE = Body({"reason": _REASON}, optional=True,
+                   invalid="The maintenance body accepts only 'reason'.")
+#: Its query: the reason, for clients that send no body.
+MAINTENANCE_QUERY = {"reason": _REASON}
 
 
 class MaintenanceController(_NodeSub):
@@ -154,14 +171,9 @@ class MaintenanceController(_NodeSub):
             raise exception.InvalidParameterValue(
                 err=f"Unknown query parameter(s): {', '.join(params)}")
         body = method.json_body() if _has_body() else {}
-        if set(body) - {"reason"}:
-            raise exception.InvalidParameterValue(
-                err="The maintenance body accepts only 'reason'.")
-        reason = body.get("reason", reason)
-        if reason is not None and not isinstance(reason, str):
-            raise exception.InvalidParameterValue(
-                err="The maintenance reason must be a string.")
-        self._set(True, reason)
+        api_utils.validate(MAINTENANCE, body, "maintenance request")
+        # (a query parameter is one string: the API refuses repeated ones)
+        self._set(True, body.get("reason", reason))
 
     @expose()
     @api_method(status=202)

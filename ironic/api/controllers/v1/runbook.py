@@ -96,7 +96,7 @@ class RunbookTraitsController(rest.RestController):
         policy.authorize("baremetal:runbook:update", method.context())
         rb = _get(self.ident)
         if trait is None:
-            records.set_runbook_traits(rb.id, node_sub._traits_body())
+            records.set_runbook_traits(rb.id, node_sub.traits_body())
             return
         node_sub.validate_trait(trait)
         current = records.runbook_traits([rb.id])[rb.id]

@@ -14,6 +14,7 @@ from oslo_utils import strutils
 from ironic.api import body, features, method
 from ironic.common import exception, utils
 from ironic.conf import CONF
+from ironic.objects.base import Body, Field
 
 MASK = "******"
 _SECRET_KEY_HINTS = ("password", "secret", "token", "credential", "key",
@@ -189,12 +190,85 @@ def _validator(schema: dict) -> Any:
     return validator
 
 
-def validate(schema: dict, doc: Any, what: str) -> None:
-    e = jsonschema.exceptions.best_match(_validator(schema).iter_errors(doc))
+def validate(schema: dict | Body, doc: Any, what: str) -> None:
+    """400 unless ``doc`` fits ``schema``; a declared ``Body`` also says
+    what its declaration says of a refusal and runs its fields' checks."""
+    if isinstance(schema, Body):
+        _validate_body(schema, doc, what)
+        return
+    e = _first_error(schema, doc)
     if e is not None:
-        where = "/".join(str(p) for p in e.absolute_path)
-        prefix = f"Invalid {what}" + (f" field '{where}'" if where else "")
-        raise exception.InvalidParameterValue(err=f"{prefix}: {e.message}")
+        raise _refused(e, what)
+
+
+def _first_error(schema: dict, doc: Any) -> Any:
+    return jsonschema.exceptions.best_match(
+        _validator(schema).iter_errors(doc))
+
+
+def _refused(e: Any, what: str, message: str | None = None,
+             path: Iterable[Any] = ()) -> exception.InvalidParameterValue:
+    """The 400 of the schema error ``e``: the declared ``message`` of the
+    value refused, else the validator's words where it was refused."""
+    if message is not None:
+        return exception.InvalidParameterValue(
+            err=message.format(value=e.instance))
+    where = "/".join(str(p) for p in (*path, *e.absolute_path))
+    prefix = f"Invalid {what}" + (f" field '{where}'" if where else "")
+    return exception.InvalidParameterValue(err=f"{prefix}: {e.message}")
+
+
+def _validate_body(body: Body, doc: Any, what: str) -> None:
+    e = _first_error(body.schema, doc)
+    path = list(e.absolute_path) if e is not None else []
+    field = body.fields.get(path[0]) if path else None
+    if e is not None and (field is None or field.items is None
+                          or len(path) == 1):
+        # The body's members, or one member's value as a whole.
+        raise _refused(e, what, field.invalid if field else body.invalid)
+    # Left: typed items (refused ones are named in their order, each
+    # after the items before it passed their checks) and the checks.
+    for name, field in body.fields.items():
+        if name in doc and (field.items or field.check):
+            _check(field, body.schema["properties"][name], doc[name],
+                   what, name)
+    if e is not None:
+        raise _refused(e, what)
+
+
+def _check(field: Field, schema: dict, value: Any, what: str,
+           where: str) -> None:
+    if field.items is not None and isinstance(value, list):
+        for i, item in enumerate(value):
+            check_value(field.items, item, what, schema["items"],
+                        (where, i))
+    if field.check is not None:
+        field.check(value)
+
+
+def check_value(field: Field, value: Any, what: str,
+                schema: dict | None = None,
+                path: Sequence[Any] = ()) -> None:
+    """400 unless ``value`` fits ``field``'s schema (``schema``: that
+    schema, made once) and check, as a request gives it."""
+    if schema is None:
+        schema = _field_schema(field)
+    e = _first_error(schema, value)
+    if e is not None:
+        raise _refused(e, what, field.invalid, path)
+    _check(field, schema, value, what, "/".join(map(str, path)))
+
+
+_FIELD_SCHEMAS: dict[int, tuple[Field, dict]] = {}
+
+
+def _field_schema(field: Field) -> dict:
+    """The body schema of ``field``, made once (validators are cached by
+    the schema's identity)."""
+    known = _FIELD_SCHEMAS.get(id(field))
+    if known is None or known[0] is not field:
+        known = _FIELD_SCHEMAS[id(field)] = (field, field.body_schema())
+    return known[1]
 
 
 # An empty patch is a valid no-op (RFC 6902); the resource is answered as
