@@ -10,21 +10,21 @@ from oslo_db import exception as db_exc
 
 from ironic import service
 from ironic.conf import CONF
-from ironic.db import migration
+from ironic.objects import schema
 
 
 def _create_schema() -> None:
-    migration.create_schema()
-    print(f"Created the schema at revision {migration.version()}.")
+    schema.create()
+    print(f"Created the schema at revision {schema.revision()}.")
 
 
 def _upgrade() -> None:
-    migration.upgrade(CONF.command.revision or "head")
-    print(f"The schema is at revision {migration.version()}.")
+    schema.upgrade(CONF.command.revision or "head")
+    print(f"The schema is at revision {schema.revision()}.")
 
 
 def _version() -> None:
-    print(migration.version())
+    print(schema.revision())
 
 
 def _online_data_migrations() -> None:
@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ironic-dbsync: {e}", file=sys.stderr)
         return 1
     finally:
-        migration.dispose()
+        schema.close()
         CONF.clear()
         CONF.unregister_opt(command_opt)
     return 0

@@ -16,7 +16,7 @@ from ironic.common import exception, outages, scrub
 from ironic.conductor import base_manager
 from ironic.conf import CONF
 from ironic.coordination import backend as coordination
-from ironic.db import migration
+from ironic.objects import schema
 from ironic.serving import server
 
 LOG = logging.getLogger(__name__)
@@ -76,10 +76,10 @@ def _stop_when_coordination_is_lost(lost: threading.Event) -> None:
 
 
 def _upgrade_schema() -> None:
-    """``migration.upgrade("head")``; RuntimeError in one line naming the
+    """``schema.upgrade("head")``; RuntimeError in one line naming the
     database when it cannot be opened or written."""
     try:
-        migration.upgrade("head")
+        schema.upgrade("head")
     except Exception as e:
         if not (isinstance(e, (db_exc.DBError, sa_exc.OperationalError))
                 or outages.dependency_outage(e)):
