@@ -53,7 +53,7 @@ class EventsController(rest.RestController):
     def post(self):
         policy.authorize("baremetal:events:post", method.context())
         body = method.json_body()
-        api_utils.validate(EVENTS.schema, body, "events")
+        api_utils.validate(EVENTS, body, "events")
         for event in body["events"]:
             LOG.info("External event %s for port %s (status %s)",
                      event["event"], event["port_id"], event["status"])

@@ -318,7 +318,7 @@ class StatesController(node_sub.StatesController):
     def provision(self):
         ver = method.version()
         body = method.json_body()
-        api_utils.validate(_PROVISION.schema, body, "provision request")
+        api_utils.validate(_PROVISION, body, "provision request")
         node = self._node("baremetal:node:set_provision_state")
         verb = body["target"]
         _check_verb(node, verb, ver)
@@ -333,7 +333,7 @@ class StatesController(node_sub.StatesController):
     def power(self):
         ver = method.version()
         body = method.json_body()
-        api_utils.validate(_POWER.schema, body, "power request")
+        api_utils.validate(_POWER, body, "power request")
         node = self._node("baremetal:node:set_power_state")
         target = body["target"]
         if target not in states.POWER_TARGETS:
@@ -378,7 +378,7 @@ class StatesController(node_sub.StatesController):
     @api_method(status=202)
     def put_console(self):
         body = method.json_body()
-        api_utils.validate(_CONSOLE.schema, body, "console request")
+        api_utils.validate(_CONSOLE, body, "console request")
         node = self._node("baremetal:node:set_console_state")
         rpcapi.get_api().set_console_mode(method.context(), node,
                                           body["enabled"])
@@ -388,7 +388,7 @@ class StatesController(node_sub.StatesController):
     @api_method(features.SET_BOOT_MODE, status=202)
     def put_boot_mode(self):
         body = method.json_body()
-        api_utils.validate(_BOOT_MODE.schema, body, "boot mode request")
+        api_utils.validate(_BOOT_MODE, body, "boot mode request")
         node = self._node("baremetal:node:set_boot_mode")
         _check_stable(node)
         rpcapi.get_api().set_boot_mode(method.context(), node,
@@ -399,7 +399,7 @@ class StatesController(node_sub.StatesController):
     @api_method(features.SET_BOOT_MODE, status=202)
     def put_secure_boot(self):
         body = method.json_body()
-        api_utils.validate(_SECURE_BOOT.schema, body, "secure boot request")
+        api_utils.validate(_SECURE_BOOT, body, "secure boot request")
         node = self._node("baremetal:node:set_secure_boot")
         target = resource.as_bool(body["target"], "secure boot target")
         _check_stable(node)
@@ -421,7 +421,7 @@ class BootDeviceController(node_sub._NodeSub):
     @api_method(status=204)
     def put(self):
         body = method.json_body()
-        api_utils.validate(_BOOT_DEVICE.schema, body, "boot device request")
+        api_utils.validate(_BOOT_DEVICE, body, "boot device request")
         node = self._node("baremetal:node:set_boot_device")
         rpcapi.get_api().set_boot_device(method.context(), node,
                                          body["boot_device"],

@@ -95,6 +95,6 @@ class IndicatorsController(node_sub._NodeSub):
         # The state comes in the body; like the public API, a ?state=
         # query parameter is accepted instead.
         body = method.json_body() if node_sub._has_body() else params
-        api_utils.validate(STATE.schema, body, "indicator state")
+        api_utils.validate(STATE, body, "indicator state")
         rpcapi.get_api().set_indicator_state(
             method.context(), node, component, indicator, body["state"])

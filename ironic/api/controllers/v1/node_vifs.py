@@ -83,7 +83,7 @@ class VIFsController(node_sub._NodeSub):
     def post(self):
         node = self._authorized_node("baremetal:node:vif:attach")
         body = method.json_body()
-        api_utils.validate(VIF.schema, body, "VIF")
+        api_utils.validate(VIF, body, "VIF")
         _check_vif_id(body["id"])
         _check_target(body, method.version())
         _call("vif_attach", node, vif_info=body)

@@ -83,7 +83,7 @@ class VmediaController(node_sub._NodeSub):
     @api_method(features.VMEDIA, status=204)
     def post(self):
         body = method.json_body()
-        api_utils.validate(ATTACH.schema, body, "virtual media request")
+        api_utils.validate(ATTACH, body, "virtual media request")
         if body.get("image_download_source") == "swift":
             raise exception.InvalidParameterValue(
                 err="image_download_source 'swift' needs object storage, "

@@ -265,7 +265,7 @@ def validate_heartbeat(body: dict, ver: int) -> None:
                 err=f'Field "{name}" not recognised in API version 1.{ver};'
                     f' it needs {since.version} or newer.')
     if not plainly_valid(body):
-        api_utils.validate(HEARTBEAT.schema, body, "heartbeat")
+        api_utils.validate(HEARTBEAT, body, "heartbeat")
     _check_callback_url(body["callback_url"])
     if body.get("agent_token") is None:
         raise exception.InvalidParameterValue(
@@ -427,7 +427,7 @@ class ContinueInspectionController(rest.RestController):
                 raise exception.InvalidUUID(uuid=node_uuid)
             node_uuid = utils.normalize_uuid(node_uuid)
         data = method.json_body()
-        api_utils.validate(DATA.schema, data, "inspection data")
+        api_utils.validate(DATA, data, "inspection data")
         inventory = data.pop("inventory")
         macs, bmc = _macs(inventory), _bmc_addresses(inventory)
         if not macs and not bmc and not node_uuid:
