@@ -13,7 +13,7 @@ refused before routing (``ironic.api.app``).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import pecan
 from pecan import rest
@@ -50,6 +50,8 @@ def parse_fields(spec: Spec, raw: str | None, ver: int) -> list[str] | None:
     """The fields a client asked for (None: it did not say)."""
     if raw is None:
         return None
+    if spec.read_fields is not None:
+        return spec.read_fields(raw, ver)
     if not spec.strict_fields:
         return api_utils.parse_fields(raw, spec.visible(ver))
     need_version(ver, features.FIELDS_SELECTION, "The 'fields' parameter")
@@ -75,6 +77,8 @@ def parse_sort_key(spec: Spec, raw: str | None, ver: int) -> str:
         feature = spec.feature(key) or features.ALWAYS
         if key in spec.sort_keys and feature.available(ver):
             return key
+        if spec.sort_too_new is not None and not feature.available(ver):
+            raise spec.sort_too_new(key, feature)
         raise _unsortable(key)
     if spec.obj_cls is None:
         # Plain rows: the database refuses what it cannot sort by.
@@ -158,12 +162,16 @@ def parse_page(spec: Spec, params: dict[str, Any], ver: int
             api_utils.parse_sort_dir(params.get("sort_dir")))
 
 
+def _accepted(spec: Spec, q: Query) -> list[str]:
+    """The parameters the list takes (less the filters its URL gives)."""
+    return [p for p in spec.list_params()
+            if not (q.scope and p in spec.filters
+                    and spec.filters[p].scoped_by in q.scope)]
+
+
 def parse_list(spec: Spec, q: Query, *, detail: bool = False) -> ListArgs:
     """Validate the query of a list request."""
-    accepted = [p for p in spec.list_params()
-                if not (q.scope and p in spec.filters
-                        and spec.filters[p].scoped_by in q.scope)]
-    check_param_versions(spec, q.params, q.ver, accepted)
+    check_param_versions(spec, q.params, q.ver, _accepted(spec, q))
     fields = parse_fields(spec, q.params.get("fields"), q.ver)
     detail = parse_detail(q.params, detail, q.ver, spec.detail_param)
     check_not_both(fields, detail)
@@ -186,9 +194,12 @@ def filter_criteria(filters: dict[str, Filter], q: Query) -> Criteria:
     conds: Criteria = []
     for name, flt in filters.items():
         value = q.params.get(name)
-        if value is None:
+        if value is not None:
+            need_version(q.ver, flt.feature, f"The '{name}' filter")
+        elif flt.default is not None:
+            value = flt.default
+        else:
             continue
-        need_version(q.ver, flt.feature, f"The '{name}' filter")
         conds += flt.criteria(value, q)
     return conds
 
@@ -256,15 +267,25 @@ def show(spec: Spec, obj: Any, fields: list[str] | None = None) -> dict:
     return render(spec, [spec.row(obj)], fields)[0]
 
 
-def list_items(spec: Spec, q: Query, *, detail: bool, url: str) -> dict:
-    """A page of the collection, with a ``next`` link when full."""
+def list_items(spec: Spec, q: Query, *, detail: bool, url: str,
+               within: Iterable[tuple[str, Any]] = ()) -> dict:
+    """A page of the collection, with a ``next`` link when full;
+    ``within``: criteria of a parent the caller found already."""
+    if spec.params_first:
+        check_param_versions(spec, q.params, q.ver, _accepted(spec, q))
     visible = spec.list_scope(q)
     args = parse_list(spec, q, detail=detail)
-    rows = spec.fetch(filter_criteria(spec.filters, q) + visible, args,
-                      spec.columns_for(args.fields))
+    criteria = filter_criteria(spec.filters, q) + list(within) + visible
+    needs = [n for name, f in spec.filters.items() if q.params.get(name)
+             for n in f.needs]  # (fields a filter given needs read)
+    rows = spec.fetch(criteria, args, spec.columns_for(args.fields + needs))
+    # A page narrowed after it was read still links past the rows read.
+    last, full = uuid_of(rows[-1]) if rows else None, len(rows) >= args.limit
+    if spec.narrow is not None:
+        rows = spec.narrow(rows, q)
     items = render(spec, rows, args.fields)
     return api_utils.collection(spec.list_key, items, args.limit, url,
-                                q.params, uuid_of(rows[-1]) if rows else None)
+                                q.params, last, full)
 
 
 def object_fetch(spec_cls: Any, marker_not_found: Callable[[str], Exception]
@@ -334,6 +355,9 @@ class CollectionController(rest.RestController):
         return rest_routes.direct(self, args, request) or \
             super()._route(args, request)
 
+    def _lookup_child(self, remainder):
+        return rest_routes.handler_child(self, remainder)
+
     def _query(self, params: dict[str, Any]) -> Query:
         return Query(params, method.version(), self.scope)
 
@@ -356,6 +380,10 @@ class CollectionController(rest.RestController):
     def _lookup(self, ident, sub=None, *remainder):
         if sub is None:
             return api_utils.item_without_handler(self, ident)
+        if ident in self.spec.item_last:
+            *middle, item = (sub, *remainder)
+            return self.spec.subresources[ident].factory(
+                item, self.scope), middle
         found = self.spec.subresources.get(sub)
         if found is None or not found.feature.available(method.version()):
             pecan.abort(404)
@@ -389,6 +417,8 @@ class CollectionController(rest.RestController):
         obj = self.spec.create(method.json_body(), method.version())
         pecan.response.location = (f"{method.public_url()}/v1/"
                                    f"{self.spec.collection}/{obj.uuid}")
+        if self.spec.shown is not None:
+            return self.spec.shown(obj)
         return show(self.spec, obj)
 
     def _patch(self, ident):
@@ -434,12 +464,14 @@ def _handlers(spec: Spec) -> dict[str, Any]:
     def delete(self, ident):
         return base._delete(self, ident)
 
+    own = spec.handlers
     handlers = {
-        "get_all": expose()(read()(get_all)),
-        "get_one": expose()(read()(get_one)),
-        "post": expose()(write(status=201)(post)),
-        "patch": expose()(write(b.patch, b.patch_too_old_message)(patch)),
-        "delete": expose()(write(status=204)(delete)),
+        "get_all": expose()(read()(own.get("get_all", get_all))),
+        "get_one": expose()(read()(own.get("get_one", get_one))),
+        "post": expose()(write(status=201)(own.get("post", post))),
+        "patch": expose()(write(b.patch, b.patch_too_old_message)(
+            own.get("patch", patch))),
+        "delete": expose()(write(status=204)(own.get("delete", delete))),
     }
     if spec.detail_action:
         def detail(self, **params):

@@ -15,6 +15,7 @@ that never existed is 400.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any, Callable, Iterable
 
 from ironic.api import features
@@ -47,6 +48,12 @@ class Filter:
     feature: features.Since = features.ALWAYS
     #: Ignored in a list nested under this parent (the URL names it).
     scoped_by: str | None = None
+    #: The value read when the parameter is not given, at any version
+    #: (the node list leaves child nodes out unless asked).
+    default: str | None = None
+    #: Fields whose columns the list reads when the filter is given: one
+    #: the rows read are narrowed by (``Spec.narrow``), not the database.
+    needs: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -163,6 +170,13 @@ class Spec:
     lookup_before_fields: bool = False
     subresources: dict[str, SubResource] = dataclasses.field(
         default_factory=dict)
+    #: Sub-resources also reached by a legacy form with the item last:
+    #: ``/v1/nodes/states/console/{node}`` is
+    #: ``/v1/nodes/{node}/states/console``.
+    item_last: frozenset[str] = frozenset()
+    #: Unknown list parameters are refused before ``list_scope`` asks for
+    #: the caller's rights (as the node list answers).
+    params_first: bool = False
 
     # --- hooks ----------------------------------------------------------
     #: Called first on a list: authorization; criteria limiting it to what
@@ -196,6 +210,25 @@ class Spec:
     #: What a GET of one item answers to query parameters but ``fields``.
     refuse_show_params: Callable[[set[str]], Exception] = \
         _unknown_show_params
+    #: ``fields`` read the resource's own way, shared with its own GET
+    #: handler (None: as ``strict_fields`` says).
+    read_fields: Callable[[str, int], list[str] | None] | None = None
+    #: What a sort key named before its version answers (None: 400, as
+    #: one that cannot sort).
+    sort_too_new: Callable[[str, features.Since], Exception] | None = None
+    #: The columns the list reads for these fields (None:
+    #: ``columns_for``).
+    columns: Callable[[list[str]], list[str] | None] | None = None
+    #: The rows of a page kept by filters the database cannot apply; a
+    #: page left short still links to the next.
+    narrow: Callable[[list, Query], list] | None = None
+    #: The answer of a create: the item as its GET shows it (None: its
+    #: document with every field of the version).
+    shown: Callable[[Any], Any] | None = None
+    #: Handlers the resource answers its own way, bounded like the
+    #: generic ones: name (``get_one``, ``patch``...) -> a function of the
+    #: controller and the handler's arguments.
+    handlers: dict[str, Callable] = dataclasses.field(default_factory=dict)
 
     @property
     def list_key(self) -> str:
@@ -221,9 +254,18 @@ class Spec:
         names += [n for n in self.api_fields if n not in names]
         return [n for n in names if self.feature(n) is not None]
 
+    @functools.cached_property
+    def _visible(self) -> dict[int, tuple[str, ...]]:
+        # Fixed per version: worked out once, not on every request.
+        return {}
+
     def visible(self, ver: int) -> list[str]:
-        return [n for n in self.known()
-                if (f := self.feature(n)) is not None and f.available(ver)]
+        names = self._visible.get(ver)
+        if names is None:
+            names = self._visible[ver] = tuple(
+                n for n in self.known()
+                if (f := self.feature(n)) is not None and f.available(ver))
+        return list(names)
 
     def defaults(self, ver: int) -> list[str]:
         """The fields a list shows without ``fields`` or ``detail``."""
@@ -236,6 +278,8 @@ class Spec:
     def columns_for(self, fields: Iterable[str]) -> list[str] | None:
         """Database columns needed to render ``fields`` (None: rows
         without an object come whole)."""
+        if self.columns is not None:
+            return self.columns(list(fields))
         if self.obj_cls is None:
             return None
         cols = {"id", "uuid"}
