@@ -50,9 +50,8 @@ class ChassisNodesController(rest.RestController):
     def __init__(self, chassis_ident: str):
         self.chassis_ident = chassis_ident
 
-    def _lookup_child(self, remainder):
-        # A node named ``spec`` is still a node (refused here).
-        return rest_routes.handler_child(self, remainder)
+    # A node named ``spec`` is still a node (refused here).
+    _lookup_child = rest_routes.handler_child
 
     def _list(self, params: dict, detail: bool) -> dict:
         chassis = get_chassis(self.chassis_ident)

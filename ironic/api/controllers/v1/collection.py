@@ -155,11 +155,13 @@ def check_not_both(fields: list[str] | None, detail: bool) -> None:
 def parse_page(spec: Spec, params: dict[str, Any], ver: int
                ) -> tuple[int, str | None, str, str]:
     """limit, marker, sort key and direction of a list request."""
-    marker = params.get("marker")
+    marker, sort_dir = params.get("marker"), params.get("sort_dir", "")
+    late = spec.page_read_late
     return (api_utils.parse_limit(params.get("limit")),
-            api_utils.check_marker(marker) if spec.uuid_marker else marker,
+            api_utils.check_marker(marker) if spec.uuid_marker and not late
+            else marker,
             parse_sort_key(spec, params.get("sort_key"), ver),
-            api_utils.parse_sort_dir(params.get("sort_dir")))
+            sort_dir if late else api_utils.parse_sort_dir(sort_dir))
 
 
 def _accepted(spec: Spec, q: Query) -> list[str]:
@@ -276,10 +278,9 @@ def list_items(spec: Spec, q: Query, *, detail: bool, url: str,
     visible = spec.list_scope(q)
     args = parse_list(spec, q, detail=detail)
     criteria = filter_criteria(spec.filters, q) + list(within) + visible
-    needs = [n for name, f in spec.filters.items() if q.params.get(name)
-             for n in f.needs]  # (fields a filter given needs read)
-    rows = spec.fetch(criteria, args, spec.columns_for(args.fields + needs))
-    # A page narrowed after it was read still links past the rows read.
+    rows = spec.fetch(criteria, args, spec.columns_for(args.fields + [
+        n for name, f in spec.filters.items() if q.params.get(name)
+        for n in f.needs]))
     last, full = uuid_of(rows[-1]) if rows else None, len(rows) >= args.limit
     if spec.narrow is not None:
         rows = spec.narrow(rows, q)
@@ -355,8 +356,7 @@ class CollectionController(rest.RestController):
         return rest_routes.direct(self, args, request) or \
             super()._route(args, request)
 
-    def _lookup_child(self, remainder):
-        return rest_routes.handler_child(self, remainder)
+    _lookup_child = rest_routes.handler_child
 
     def _query(self, params: dict[str, Any]) -> Query:
         return Query(params, method.version(), self.scope)

@@ -177,6 +177,9 @@ class Spec:
     #: Unknown list parameters are refused before ``list_scope`` asks for
     #: the caller's rights (as the node list answers).
     params_first: bool = False
+    #: The marker and sort direction reach ``fetch`` as given, to be read
+    #: once the filters are (the node list's order of answers).
+    page_read_late: bool = False
 
     # --- hooks ----------------------------------------------------------
     #: Called first on a list: authorization; criteria limiting it to what

@@ -171,9 +171,9 @@ SPEC = descriptor.Spec(
     filters=node_list.FILTERS, sort_keys=node_list.SORT_KEYS,
     sort_too_new=node_list.sort_too_new,
     read_fields=node_fields.parse_node_fields,
-    # Unknown parameters first, then the caller's project; the marker is
-    # read once the filters are (node_list.fetch).
-    params_first=True, uuid_marker=False,
+    # Unknown parameters first, then the caller's project; the marker and
+    # sort direction once the filters are (node_list.fetch).
+    params_first=True, page_read_late=True,
     subresources={name: descriptor.SubResource(
         _for_node(factory), _SUB_SINCE.get(name, features.ALWAYS))
         for name, factory in _SUBCONTROLLERS.items()},

@@ -157,12 +157,12 @@ def columns(fields: list[str]) -> list[str]:
 
 def fetch(criteria: Criteria, args: collection.ListArgs,
           cols: list[str]) -> list[dict]:
-    # The marker is read after the filters, as the node list always did
-    # (the Spec leaves it unchecked: ``uuid_marker``).
+    # The marker and the sort direction are read after the filters, as
+    # the node list always did (the Spec's ``page_read_late``).
     return node_obj.list_rows(
         criteria, columns=cols, limit=args.limit,
         marker=api_utils.check_marker(args.marker), sort_key=args.sort_key,
-        sort_dir=args.sort_dir)
+        sort_dir=api_utils.parse_sort_dir(args.sort_dir))
 
 
 def narrow(rows: list[dict], q: Query) -> list[dict]:
