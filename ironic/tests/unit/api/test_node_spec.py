@@ -91,3 +91,14 @@ def test_a_node_named_like_an_attribute_of_the_controller(api, name):
     assert resp.status_int == 403, resp.body
     assert error_message(resp) == "Not authorized."
     assert api.delete(f"/v1/nodes/{name}").status_int == 204
+
+
+def test_an_item_of_another_collection_named_spec(api):
+    # Every collection's controller is the generic one: none routes a name
+    # into its attributes.
+    made = make_node()
+    resp = api.post("/v1/ports", {"node_uuid": made.uuid, "name": "spec",
+                                  "address": "52:54:00:00:00:01"})
+    assert resp.status_int == 201, resp.body
+    assert api.get("/v1/ports/spec").json["uuid"] == resp.json["uuid"]
+    assert api.delete("/v1/ports/spec").status_int == 204
