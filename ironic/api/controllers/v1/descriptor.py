@@ -252,21 +252,30 @@ class Spec:
         feature = self.feature(name)
         return feature.minor if feature else None
 
-    def known(self) -> list[str]:
+    @functools.cached_property
+    def _known(self) -> tuple[str, ...]:
+        # Fixed, as the fields per version: worked out once, not on every
+        # request.
         names = list(self.obj_cls.fields) if self.obj_cls else []
         names += [n for n in self.api_fields if n not in names]
-        return [n for n in names if self.feature(n) is not None]
+        return tuple(n for n in names if self.feature(n) is not None)
+
+    def known(self) -> list[str]:
+        return list(self._known)
 
     @functools.cached_property
     def _visible(self) -> dict[int, tuple[str, ...]]:
-        # Fixed per version: worked out once, not on every request.
+        return {}
+
+    @functools.cached_property
+    def _defaults(self) -> dict[int, tuple[str, ...]]:
         return {}
 
     def visible(self, ver: int) -> list[str]:
         names = self._visible.get(ver)
         if names is None:
             names = self._visible[ver] = tuple(
-                n for n in self.known()
+                n for n in self._known
                 if (f := self.feature(n)) is not None and f.available(ver))
         return list(names)
 
@@ -274,9 +283,13 @@ class Spec:
         """The fields a list shows without ``fields`` or ``detail``."""
         if self.default_fields is None:
             return self.visible(ver)
-        return [f for f in self.default_fields
+        names = self._defaults.get(ver)
+        if names is None:
+            names = self._defaults[ver] = tuple(
+                f for f in self.default_fields
                 if (feature := self.feature(f)) is not None
-                and feature.available(ver)]
+                and feature.available(ver))
+        return list(names)
 
     def columns_for(self, fields: Iterable[str]) -> list[str] | None:
         """Database columns needed to render ``fields`` (None: rows
@@ -297,7 +310,7 @@ class Spec:
         """The fields every item shows, whatever ``fields`` names."""
         if self.always_shown is not None:
             return self.always_shown
-        return ("links",) if "links" in self.known() else ()
+        return ("links",) if "links" in self._known else ()
 
     def list_params(self) -> tuple[str, ...]:
         """The query parameters the list takes, the common ones first."""
