@@ -45,7 +45,6 @@ from ironic.api.controllers.v1 import (
     node_actions,
     node_edit,
     node_indicators,
-    node_list,
     node_sub,
     node_vifs,
     node_vmedia,
@@ -93,8 +92,6 @@ _PATH_PARAMS: dict[Callable, Mapping[str, Field]] = {
 #: Which of them each list takes, by the controller serving the list (the
 #: lists parsed from a descriptor say it themselves).
 _LIST_QUERY: dict[type, tuple[str, ...]] = {
-    node.NodesController: ("fields", "detail", *_PAGED),
-    chassis.ChassisNodesController: ("fields", "detail", *_PAGED),
     allocation.NodeAllocationController: ("fields",),
 }
 
@@ -326,10 +323,9 @@ def _list_filters(ctrl: object) -> tuple[tuple[str, features.Since], ...]:
         return tuple((name, f.feature)
                      for name, f in ctrl.spec.filters.items()
                      if f.scoped_by not in ctrl.scope)
-    if isinstance(ctrl, (node.NodesController,
-                         chassis.ChassisNodesController)):
+    if isinstance(ctrl, chassis.ChassisNodesController):
         return tuple((name, f.feature)
-                     for name, f in node_list.FILTERS.items())
+                     for name, f in ctrl.spec.filters.items())
     return ()
 
 

@@ -101,6 +101,19 @@ def direct_post(controller: Any, args: list[str],
     return (handler, []) if handler is not None else None
 
 
+def handler_child(controller: Any, name: str) -> Any:
+    """pecan's ``RestController._lookup_child`` for a controller whose path
+    segments name items: only its handlers are found by name. pecan routes
+    a segment naming any attribute into it, so an item named like one
+    (``/v1/nodes/spec``, a node named ``spec``) would never reach
+    ``get_one``."""
+    try:
+        child = getattr(controller, name, None)
+    except UnicodeEncodeError:
+        return None
+    return child if callable(child) else None
+
+
 def direct(controller: Any, args: list[str],
            request: Any) -> tuple[Any, list[str]] | None:
     """``direct_get`` or ``direct_post``, whichever applies (None: pecan

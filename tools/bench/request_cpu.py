@@ -14,7 +14,9 @@ each measured request ``-n`` times and prints the process CPU per request
     ... --profile get      # cProfile of the GETs, inclusive time first
 
 The measurements: ``get`` (``GET /v1/nodes/<uuid>``), ``create`` (a node
-and its port), ``detail`` (``GET /v1/nodes/detail``), ``lookup`` (the
+and its port), ``detail`` (``GET /v1/nodes/detail``), ``list``
+(``GET /v1/nodes``, the default fields), ``patch`` (``PATCH
+/v1/nodes/<uuid>`` of one ``extra`` key), ``lookup`` (the
 agent's repeated ``GET /v1/lookup?addresses=<mac>``) and ``heartbeat``
 (``POST /v1/heartbeat/<uuid>``). The ramdisk ones are set up as
 ``side_by_side.sh serving`` has the shared client set them up: the nodes
@@ -178,7 +180,8 @@ def profile(func, count: int, top: int, dump: str | None = None) -> str:
     return out.getvalue()
 
 
-MEASUREMENTS = ("get", "create", "detail", "lookup", "heartbeat")
+MEASUREMENTS = ("get", "create", "detail", "list", "patch", "lookup",
+                "heartbeat")
 # What the shared client's heartbeat phase sends besides the token.
 CALLBACK_URL = "https://127.0.0.1:9999"
 AGENT_VERSION = "10.0.0"
@@ -240,6 +243,14 @@ def main() -> int:
                 caller.call("GET", "/v1/nodes/detail?limit="
                             f"{args.detail_limit}")
 
+            def listing(i):
+                caller.call("GET", f"/v1/nodes?limit={args.detail_limit}")
+
+            def patch(i):
+                caller.call("PATCH", f"/v1/nodes/{uuids[i % len(uuids)]}", [
+                    {"op": "replace", "path": "/extra/foo",
+                     "value": f"v{i}"}])
+
             def lookup(i):
                 caller.call("GET", "/v1/lookup?addresses="
                             f"{mac(i % args.nodes)}")
@@ -253,6 +264,8 @@ def main() -> int:
 
             calls = {"get": (get, args.n), "create": (make, args.creates),
                      "detail": (detail, max(args.n // 100, 10)),
+                     "list": (listing, max(args.n // 100, 10)),
+                     "patch": (patch, args.creates),
                      "lookup": (lookup, args.n),
                      "heartbeat": (heartbeat, args.n)}
             if args.profile:

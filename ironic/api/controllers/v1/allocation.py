@@ -21,6 +21,7 @@ from ironic.api import features, method, schemas
 from ironic.api.controllers.v1 import (
     collection,
     descriptor,
+    list_query,
     node_lookup,
     node_sub,
 )
@@ -356,7 +357,7 @@ class NodeAllocationController(rest.RestController):
     def get_all(self, **params):
         alloc = self._allocation(exception.InvalidParameterValue)
         _authorize("get", alloc.owner)
-        fields = collection.show_fields(SPEC, params, method.version())
+        fields = list_query.show_fields(SPEC, params, method.version())
         return collection.show(SPEC, alloc, fields)
 
     @expose()

@@ -6,11 +6,12 @@ from typing import Any
 
 from pecan import rest
 
-from ironic.api import features, schemas
+from ironic.api import features, method, rest_routes, schemas
 from ironic.api.controllers.v1 import (
     collection,
     descriptor,
-    node_list,
+    list_query,
+    node,
     resource,
 )
 from ironic.api.controllers.v1 import utils as api_utils
@@ -42,20 +43,24 @@ def get_chassis(ident: str) -> Chassis:
 
 
 class ChassisNodesController(rest.RestController):
-    """The nodes of one chassis: a node list with a chassis filter."""
+    """The nodes of one chassis: the node list, within the chassis."""
 
     _custom_actions = {"detail": ["GET"]}
+    spec = node.SPEC
 
     def __init__(self, chassis_ident: str):
         self.chassis_ident = chassis_ident
+
+    # A node named ``spec`` is still a node (refused here).
+    _lookup_child = rest_routes.handler_child
 
     def _list(self, params: dict, detail: bool) -> dict:
         chassis = get_chassis(self.chassis_ident)
         url = f"chassis/{chassis.uuid}/nodes" + ("/detail" if detail
                                                   else "")
-        return node_list.list_nodes(
-            params, detail=detail, resource_url=url,
-            extra_criteria=[("chassis_id", chassis.id)])
+        return collection.list_items(
+            node.SPEC, descriptor.Query(params, method.version()),
+            detail=detail, url=url, within=[("chassis_id", chassis.id)])
 
     @expose()
     @api_method()
@@ -65,7 +70,7 @@ class ChassisNodesController(rest.RestController):
     @expose()
     @api_method()
     def detail(self, **params):
-        collection.refuse_detail_param(params)
+        list_query.refuse_detail_param(params)
         return self._list(params, True)
 
     @expose()

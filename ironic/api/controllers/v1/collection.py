@@ -4,253 +4,26 @@
 (``descriptor.Spec``): the list with limit, marker, sort, fields, detail
 and next links, the item, and the writes, each handler bounded with
 ``api_method`` by the features the Spec names. Query parameters of lists
-and items are parsed here and nowhere else (``parse_list``,
-``show_fields``), so every resource answers a bad value, a field too new
-for the version or an unknown parameter alike; a repeated parameter is
-refused before routing (``ironic.api.app``).
+and items are parsed in one place (``list_query``), so every resource
+answers a bad value, a field too new for the version or an unknown
+parameter alike; a repeated parameter is refused before routing
+(``ironic.api.app``).
 """
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable
 
 import pecan
 from pecan import rest
 
 from ironic.api import features, method, rest_routes
+from ironic.api.controllers.v1 import list_query
 from ironic.api.controllers.v1 import utils as api_utils
-from ironic.api.controllers.v1.descriptor import (
-    Criteria,
-    Filter,
-    Query,
-    Spec,
-    check_names,
-    need_version,
-)
+from ironic.api.controllers.v1.descriptor import Criteria, Query, Spec
 from ironic.api.method import api_method, expose
 from ironic.common import exception, policy
 from ironic.objects.base import uuids_for_ids
-
-
-@dataclasses.dataclass
-class ListArgs:
-    """A list request's parsed paging, sorting and fields."""
-
-    fields: list[str]
-    limit: int
-    marker: str | None
-    sort_key: str
-    sort_dir: str
-    #: Every field was asked for (``/detail`` or ``?detail=true``).
-    detail: bool = False
-
-
-def parse_fields(spec: Spec, raw: str | None, ver: int) -> list[str] | None:
-    """The fields a client asked for (None: it did not say)."""
-    if raw is None:
-        return None
-    if not spec.strict_fields:
-        return api_utils.parse_fields(raw, spec.visible(ver))
-    need_version(ver, features.FIELDS_SELECTION, "The 'fields' parameter")
-    wanted = [f.strip() for f in raw.split(",") if f.strip()]
-    check_names(spec, wanted, ver)
-    return wanted
-
-
-def _with_links(spec: Spec, fields: list[str]) -> list[str]:
-    """``fields`` and those every item shows: timestamps first, links last,
-    as Ironic 39 orders them."""
-    always = spec.always()
-    front = [f for f in always if f != "links" and f not in fields]
-    back = ["links"] if "links" in always and "links" not in fields else []
-    return front + fields + back if front or back else fields
-
-
-def parse_sort_key(spec: Spec, raw: str | None, ver: int) -> str:
-    key = raw or "id"
-    if key == "id":
-        return key
-    if spec.sort_keys is not None:
-        feature = spec.feature(key) or features.ALWAYS
-        if key in spec.sort_keys and feature.available(ver):
-            return key
-        raise _unsortable(key)
-    if spec.obj_cls is None:
-        # Plain rows: the database refuses what it cannot sort by.
-        return key
-    # JSON documents have no meaningful order.
-    cls = spec.obj_cls
-    if key not in cls.fields or key not in cls.table_columns() or \
-            key in cls.json_columns():
-        raise _unsortable(key)
-    check_names(spec, [key], ver, "sort key")
-    return key
-
-
-def _unsortable(key: str) -> exception.InvalidParameterValue:
-    return exception.InvalidParameterValue(
-        err=f"The sort_key value \"{key}\" is an invalid field for sorting")
-
-
-def check_params(params: dict[str, Any], accepted: Any) -> None:
-    unknown = set(params) - set(accepted)
-    if unknown:
-        raise exception.InvalidParameterValue(
-            err=f"Unknown query parameter(s): {', '.join(sorted(unknown))}")
-
-
-def _too_early(spec: Spec, params: dict[str, Any], ver: int) -> list[str]:
-    return [p for p in params if (since := spec.param_since.get(p))
-            is not None and not since.available(ver)]
-
-
-def check_param_versions(spec: Spec, params: dict[str, Any], ver: int,
-                         accepted: Any) -> None:
-    """400 for parameters the request may not give (those taken from a
-    later version among them when the Spec says so), then 406 for the
-    others given before their version."""
-    early = _too_early(spec, params, ver)
-    if spec.early_param_status == 400:
-        accepted = set(accepted) - set(early)
-    check_params(params, accepted)
-    if early:
-        name = early[0]
-        raise exception.NotAcceptable(
-            f"The '{name}' parameter of {spec.singular} needs API version "
-            f"{spec.param_since[name].version} or newer.")
-
-
-def parse_detail(params: dict[str, Any], detail: bool, ver: int,
-                 since: features.Since | None = features.DETAIL_PARAM
-                 ) -> bool:
-    """Whether a list shows every field: ``/detail`` or ``?detail=``
-    (a parameter from ``since`` on, before it unknown: 400)."""
-    if params.get("detail") is None:
-        return detail
-    if since is not None and not since.available(ver):
-        raise exception.InvalidParameterValue(
-            err="Invalid query parameter ?detail=True received.")
-    return detail or api_utils.parse_bool(params["detail"], "detail")
-
-
-def refuse_detail_param(params: dict[str, Any]) -> None:
-    """``/detail`` shows every field already: ``?detail=`` is refused."""
-    if "detail" in params:
-        raise exception.InvalidParameterValue(
-            err="The 'detail' parameter can not be used with /detail.")
-
-
-def check_not_both(fields: list[str] | None, detail: bool) -> None:
-    if fields is not None and detail:
-        raise exception.InvalidParameterValue(
-            err="Can not specify ?detail=True and fields in the same "
-                "request.")
-
-
-def parse_page(spec: Spec, params: dict[str, Any]
-               ) -> tuple[int, str | None, str]:
-    """limit, marker and sort direction of a list request (the sort key
-    is checked once the marker is known: ``marker_first``)."""
-    marker = params.get("marker")
-    return (api_utils.parse_limit(params.get("limit")),
-            api_utils.check_marker(marker) if spec.uuid_marker else marker,
-            api_utils.parse_sort_dir(params.get("sort_dir")))
-
-
-def check_filter_values(spec: Spec, q: Query) -> None:
-    """The version (406) and form (400) of each filter given."""
-    for name, flt in spec.filters.items():
-        value = q.params.get(name)
-        if value is None:
-            continue
-        need_version(q.ver, flt.feature, f"The '{name}' filter")
-        if flt.check is not None:
-            flt.check(name, value)
-
-
-@contextlib.contextmanager
-def marker_first(spec: Spec, marker: str | None) -> Iterator[None]:
-    """As Ironic 39, a list finds its marker before it checks the sort key
-    and what the filters name or combine: an unknown marker is 404,
-    whatever those refuse. The marker is looked up on a refusal only (a
-    page that is served looks it up anyway)."""
-    try:
-        yield
-    except exception.IronicException:
-        if marker is not None:
-            spec.fetch([], ListArgs([], 1, marker, "id", "asc"),
-                       spec.columns_for(()))
-        raise
-
-
-def parse_list(spec: Spec, q: Query, *, detail: bool = False) -> ListArgs:
-    """Validate the query of a list request: the form of every parameter,
-    then what they mean."""
-    return check_meaning(spec, q, check_form(spec, q, detail=detail))
-
-
-def check_form(spec: Spec, q: Query, *, detail: bool = False) -> ListArgs:
-    """The form of every parameter of a list request, which Ironic 39
-    checks before anything else; the sort key is left as given."""
-    accepted = [p for p in spec.list_params()
-                if not (q.scope and p in spec.filters
-                        and spec.filters[p].scoped_by in q.scope)]
-    check_param_versions(spec, q.params, q.ver, accepted)
-    fields = parse_fields(spec, q.params.get("fields"), q.ver)
-    detail = parse_detail(q.params, detail, q.ver, spec.detail_param)
-    check_not_both(fields, detail)
-    if fields is None:
-        fields = spec.visible(q.ver) if detail else spec.defaults(q.ver)
-    limit, marker, sort_dir = parse_page(spec, q.params)
-    check_filter_values(spec, q)
-    return ListArgs(_with_links(spec, fields), limit, marker,
-                    q.params.get("sort_key") or "id", sort_dir, detail)
-
-
-def check_meaning(spec: Spec, q: Query, args: ListArgs) -> ListArgs:
-    """Once the marker is known: the sort key, and the filters taken
-    together."""
-    with marker_first(spec, args.marker):
-        sort_key = parse_sort_key(spec, args.sort_key, q.ver)
-        spec.check_filters(q)
-    return dataclasses.replace(args, sort_key=sort_key)
-
-
-def given(q: Query, *names: str) -> bool:
-    """Whether any of the filters ``names`` is given, as a parameter with
-    a value or as a parent in the URL."""
-    return any(q.params.get(name) or name in q.scope for name in names)
-
-
-def filter_criteria(filters: dict[str, Filter], q: Query) -> Criteria:
-    """The criteria the list's filter parameters ask for."""
-    conds: Criteria = []
-    for name, flt in filters.items():
-        value = q.params.get(name)
-        if value is None:
-            continue
-        need_version(q.ver, flt.feature, f"The '{name}' filter")
-        conds += flt.criteria(value, q)
-    return conds
-
-
-def check_item_params(spec: Spec, params: dict[str, Any]) -> None:
-    """Refuses the parameters a GET of one item does not take."""
-    unknown = [p for p in params if p not in spec.item_params]
-    if unknown:
-        raise spec.refuse_show_params(unknown)
-
-
-def show_fields(spec: Spec, params: dict[str, Any], ver: int) -> list[str]:
-    """The fields to show for a GET of one item."""
-    check_item_params(spec, params)
-    check_param_versions(spec, params, ver, params)
-    fields = parse_fields(spec, params.get("fields"), ver)
-    if fields is None:
-        return spec.visible(ver)
-    return _with_links(spec, fields)
 
 
 def uuid_of(row: Any) -> str:
@@ -304,19 +77,33 @@ def show(spec: Spec, obj: Any, fields: list[str] | None = None) -> dict:
     return render(spec, [spec.row(obj)], fields)[0]
 
 
-def list_items(spec: Spec, q: Query, *, detail: bool, url: str) -> dict:
-    """A page of the collection, with a ``next`` link when full."""
-    args = check_form(spec, q, detail=detail)
-    visible = spec.list_scope(q)
-    args = check_meaning(spec, q, args)
-    with marker_first(spec, args.marker):
+def list_items(spec: Spec, q: Query, *, detail: bool, url: str,
+               within: Iterable[tuple[str, Any]] = ()) -> dict:
+    """A page of the collection, with a ``next`` link when full;
+    ``within``: criteria of a parent the caller found already."""
+    if spec.params_first:
+        list_query.check_param_versions(
+            spec, q.params, q.ver, list_query.accepted_params(spec, q))
+        visible = spec.list_scope(q)
+        args = list_query.check_form(spec, q, detail=detail)
+    else:
+        args = list_query.check_form(spec, q, detail=detail)
+        visible = spec.list_scope(q)
+    args = list_query.check_meaning(spec, q, args)
+    with list_query.marker_first(spec, args.marker):
         # What the filters name is looked up here, and the database may
         # refuse the sort key of rows without an object.
-        rows = spec.fetch(filter_criteria(spec.filters, q) + visible, args,
-                          spec.columns_for(args.fields))
+        criteria = list_query.filter_criteria(spec.filters, q) + \
+            list(within) + visible
+        rows = spec.fetch(criteria, args, spec.columns_for(args.fields + [
+            n for name, f in spec.filters.items() if q.params.get(name)
+            for n in f.needs]))
+    last, full = uuid_of(rows[-1]) if rows else None, len(rows) >= args.limit
+    if spec.narrow is not None:
+        rows = spec.narrow(rows, q)
     items = render(spec, rows, args.fields)
     return api_utils.collection(spec.list_key, items, args.limit, url,
-                                q.params, uuid_of(rows[-1]) if rows else None)
+                                q.params, last, full)
 
 
 def object_fetch(spec_cls: Any, marker_not_found: Callable[[str], Exception]
@@ -324,7 +111,7 @@ def object_fetch(spec_cls: Any, marker_not_found: Callable[[str], Exception]
                  ) -> Callable[..., list]:
     """``Spec.fetch`` for an object class with ``list_rows``: rows of the
     columns the fields need, or whole objects."""
-    def fetch(criteria: Criteria, args: ListArgs,
+    def fetch(criteria: Criteria, args: list_query.ListArgs,
               columns: list[str] | None) -> list:
         page: dict[str, Any] = {}
         if columns is not None and not objects:
@@ -339,7 +126,7 @@ def object_fetch(spec_cls: Any, marker_not_found: Callable[[str], Exception]
 
 def records_fetch(store: Any) -> Callable[..., list]:
     """``Spec.fetch`` for a store of plain rows (``objects.records``)."""
-    def fetch(criteria: Criteria, args: ListArgs,
+    def fetch(criteria: Criteria, args: list_query.ListArgs,
               columns: list[str] | None) -> list:
         return store.list(criteria, limit=args.limit, marker=args.marker,
                           sort_key=args.sort_key, sort_dir=args.sort_dir)
@@ -386,6 +173,8 @@ class CollectionController(rest.RestController):
         return rest_routes.direct(self, args, request) or \
             super()._route(args, request)
 
+    _lookup_child = rest_routes.handler_child
+
     def _query(self, params: dict[str, Any]) -> Query:
         return Query(params, method.version(), self.scope)
 
@@ -408,6 +197,10 @@ class CollectionController(rest.RestController):
     def _lookup(self, ident, sub=None, *remainder):
         if sub is None:
             return api_utils.item_without_handler(self, ident)
+        if ident in self.spec.item_last:
+            *middle, item = (sub, *remainder)
+            return self.spec.subresources[ident].factory(
+                item, self.scope), middle
         found = self.spec.subresources.get(sub)
         if found is None or not found.feature.available(method.version()):
             pecan.abort(404)
@@ -418,7 +211,7 @@ class CollectionController(rest.RestController):
                           url=self._url(False))
 
     def _detail(self, **params):
-        refuse_detail_param(params)
+        list_query.refuse_detail_param(params)
         return list_items(self.spec, self._query(params), detail=True,
                           url=self._url(True))
 
@@ -426,13 +219,13 @@ class CollectionController(rest.RestController):
         self._refuse_nested("get")
         spec = self.spec
         if spec.lookup_before_fields:
-            show_fields(spec, {k: v for k, v in params.items()
+            list_query.show_fields(spec, {k: v for k, v in params.items()
                                if k != "fields"}, method.version())
             spec.authorize("get")
             obj = spec.item(ident, "get")
             return show(spec, obj,
-                        show_fields(spec, params, method.version()))
-        fields = show_fields(spec, params, method.version())
+                        list_query.show_fields(spec, params, method.version()))
+        fields = list_query.show_fields(spec, params, method.version())
         spec.authorize("get")
         return show(spec, spec.item(ident, "get"), fields)
 
@@ -441,6 +234,8 @@ class CollectionController(rest.RestController):
         obj = self.spec.create(method.json_body(), method.version())
         pecan.response.location = (f"{method.public_url()}/v1/"
                                    f"{self.spec.collection}/{obj.uuid}")
+        if self.spec.shown is not None:
+            return self.spec.shown(obj)
         return show(self.spec, obj)
 
     def _patch(self, ident):
@@ -486,12 +281,14 @@ def _handlers(spec: Spec) -> dict[str, Any]:
     def delete(self, ident):
         return base._delete(self, ident)
 
+    own = spec.handlers
     handlers = {
-        "get_all": expose()(read()(get_all)),
-        "get_one": expose()(read()(get_one)),
-        "post": expose()(write(status=201)(post)),
-        "patch": expose()(write(b.patch, b.patch_too_old_message)(patch)),
-        "delete": expose()(write(status=204)(delete)),
+        "get_all": expose()(read()(own.get("get_all", get_all))),
+        "get_one": expose()(read()(own.get("get_one", get_one))),
+        "post": expose()(write(status=201)(own.get("post", post))),
+        "patch": expose()(write(b.patch, b.patch_too_old_message)(
+            own.get("patch", patch))),
+        "delete": expose()(write(status=204)(own.get("delete", delete))),
     }
     if spec.detail_action:
         def detail(self, **params):

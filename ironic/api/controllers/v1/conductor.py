@@ -7,7 +7,7 @@ from typing import Any, Iterable
 from pecan import rest
 
 from ironic.api import features, method
-from ironic.api.controllers.v1 import collection, descriptor
+from ironic.api.controllers.v1 import descriptor, list_query
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import policy
@@ -17,7 +17,7 @@ _ALL_FIELDS = ("hostname", "conductor_group", "alive", "drivers",
                "created_at", "updated_at", "links")
 _LIST_FIELDS = ("hostname", "conductor_group", "alive", "links")
 
-#: The list's query, parsed by ``collection.parse_list``: every field is
+#: The list's query, parsed by ``list_query.parse_list``: every field is
 #: as old as the resource; a page starts after a hostname.
 SPEC = descriptor.Spec(
     singular="conductor", collection="conductors", obj_cls=None,
@@ -52,7 +52,7 @@ class ConductorsController(rest.RestController):
     @expose()
     @api_method(features.CONDUCTORS)
     def get_all(self, **params):
-        args = collection.parse_list(
+        args = list_query.parse_list(
             SPEC, descriptor.Query(params, method.version()))
         _authorize("baremetal:conductor:get")
         rows = Conductor.list(
@@ -66,7 +66,7 @@ class ConductorsController(rest.RestController):
     @expose()
     @api_method(features.CONDUCTORS)
     def get_one(self, hostname, **params):
-        fields = collection.show_fields(SPEC, params, method.version())
+        fields = list_query.show_fields(SPEC, params, method.version())
         _authorize("baremetal:conductor:get")
         return conductor_view(Conductor.get_by_hostname(hostname), fields)
 

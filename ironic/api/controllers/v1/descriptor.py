@@ -15,6 +15,7 @@ that never existed is 400.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from typing import Any, Callable, Iterable
 
@@ -55,6 +56,12 @@ class Filter:
     #: with the page's parameters: before the marker or anything the value
     #: names is looked up.
     check: ValueCheck | None = None
+    #: The value read when the parameter is not given, at any version
+    #: (the node list leaves child nodes out unless asked).
+    default: str | None = None
+    #: Fields whose columns the list reads when the filter is given: one
+    #: the rows read are narrowed by (``Spec.narrow``), not the database.
+    needs: tuple[str, ...] = ()
 
 
 # --- the forms of filter values ----------------------------------------------
@@ -219,6 +226,16 @@ class Spec:
     item_params: tuple[str, ...] = ("fields",)
     subresources: dict[str, SubResource] = dataclasses.field(
         default_factory=dict)
+    #: Sub-resources also reached by a legacy form with the item last:
+    #: ``/v1/nodes/states/console/{node}`` is
+    #: ``/v1/nodes/{node}/states/console``.
+    item_last: frozenset[str] = frozenset()
+    #: Unknown list parameters are refused before ``list_scope`` asks for
+    #: the caller's rights (as the node list answers).
+    params_first: bool = False
+    #: The marker and sort direction reach ``fetch`` as given, to be read
+    #: once the filters are (the node list's order of answers).
+    page_read_late: bool = False
 
     # --- hooks ----------------------------------------------------------
     #: Called on a list once the form of its query is checked:
@@ -254,6 +271,25 @@ class Spec:
     #: (``item_params``), named in the order given.
     refuse_show_params: Callable[[list[str]], Exception] = \
         _unknown_show_params
+    #: ``fields`` read the resource's own way, shared with its own GET
+    #: handler (None: as ``strict_fields`` says).
+    read_fields: Callable[[str, int], list[str] | None] | None = None
+    #: What a sort key named before its version answers (None: 400, as
+    #: one that cannot sort).
+    sort_too_new: Callable[[str, features.Since], Exception] | None = None
+    #: The columns the list reads for these fields (None:
+    #: ``columns_for``).
+    columns: Callable[[list[str]], list[str] | None] | None = None
+    #: The rows of a page kept by filters the database cannot apply; a
+    #: page left short still links to the next.
+    narrow: Callable[[list, Query], list] | None = None
+    #: The answer of a create: the item as its GET shows it (None: its
+    #: document with every field of the version).
+    shown: Callable[[Any], Any] | None = None
+    #: Handlers the resource answers its own way, bounded like the
+    #: generic ones: name (``get_one``, ``patch``...) -> a function of the
+    #: controller and the handler's arguments.
+    handlers: dict[str, Callable] = dataclasses.field(default_factory=dict)
 
     @property
     def list_key(self) -> str:
@@ -274,26 +310,50 @@ class Spec:
         feature = self.feature(name)
         return feature.minor if feature else None
 
-    def known(self) -> list[str]:
+    @functools.cached_property
+    def _known(self) -> tuple[str, ...]:
+        # Fixed, as the fields per version: worked out once, not on every
+        # request.
         names = list(self.obj_cls.fields) if self.obj_cls else []
         names += [n for n in self.api_fields if n not in names]
-        return [n for n in names if self.feature(n) is not None]
+        return tuple(n for n in names if self.feature(n) is not None)
+
+    def known(self) -> list[str]:
+        return list(self._known)
+
+    @functools.cached_property
+    def _visible(self) -> dict[int, tuple[str, ...]]:
+        return {}
+
+    @functools.cached_property
+    def _defaults(self) -> dict[int, tuple[str, ...]]:
+        return {}
 
     def visible(self, ver: int) -> list[str]:
-        return [n for n in self.known()
-                if (f := self.feature(n)) is not None and f.available(ver)]
+        names = self._visible.get(ver)
+        if names is None:
+            names = self._visible[ver] = tuple(
+                n for n in self._known
+                if (f := self.feature(n)) is not None and f.available(ver))
+        return list(names)
 
     def defaults(self, ver: int) -> list[str]:
         """The fields a list shows without ``fields`` or ``detail``."""
         if self.default_fields is None:
             return self.visible(ver)
-        return [f for f in self.default_fields
+        names = self._defaults.get(ver)
+        if names is None:
+            names = self._defaults[ver] = tuple(
+                f for f in self.default_fields
                 if (feature := self.feature(f)) is not None
-                and feature.available(ver)]
+                and feature.available(ver))
+        return list(names)
 
     def columns_for(self, fields: Iterable[str]) -> list[str] | None:
         """Database columns needed to render ``fields`` (None: rows
         without an object come whole)."""
+        if self.columns is not None:
+            return self.columns(list(fields))
         if self.obj_cls is None:
             return None
         cols = {"id", "uuid"}
@@ -308,7 +368,7 @@ class Spec:
         """The fields every item shows, whatever ``fields`` names."""
         if self.always_shown is not None:
             return self.always_shown
-        return ("links",) if "links" in self.known() else ()
+        return ("links",) if "links" in self._known else ()
 
     def list_params(self) -> tuple[str, ...]:
         """The query parameters the list takes, the common ones first."""

@@ -16,8 +16,8 @@ from ironic import driver_registry, hash_ring
 from ironic.api import features, method
 from ironic.api.controllers.v1 import (
     answers,
-    collection,
     descriptor,
+    list_query,
     node_vendor,
 )
 from ironic.api.controllers.v1 import utils as api_utils
@@ -125,7 +125,7 @@ class DriverProperties(rest.RestController):
     @expose()
     @api_method()
     def get_all(self, **params):
-        collection.check_params(params, ())
+        list_query.check_params(params, ())
         policy.authorize("baremetal:driver:get_properties",
                          method.context())
         hw = hash_ring.live_catalog().get(self.driver_name)
@@ -152,8 +152,8 @@ class DriversController(rest.RestController):
     @api_method()
     def get_all(self, **params):
         q = descriptor.Query(params, method.version())
-        args = collection.parse_list(SPEC, q)
-        kind = dict(collection.filter_criteria(SPEC.filters, q)).get("type")
+        args = list_query.parse_list(SPEC, q)
+        kind = dict(list_query.filter_criteria(SPEC.filters, q)).get("type")
         policy.authorize("baremetal:driver:get", method.context())
         if kind == "classic":
             return {"drivers": []}
@@ -165,7 +165,7 @@ class DriversController(rest.RestController):
     @api_method()
     def get_one(self, name, **params):
         ver = method.version()
-        fields = collection.show_fields(SPEC, params, ver)
+        fields = list_query.show_fields(SPEC, params, ver)
         policy.authorize("baremetal:driver:get", method.context())
         return answers.DRIVER.render(hash_ring.live_catalog().get(name), ver,
                                      fields)

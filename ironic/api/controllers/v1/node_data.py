@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ironic.api import features, method
-from ironic.api.controllers.v1 import collection, descriptor, node_sub
+from ironic.api.controllers.v1 import descriptor, list_query, node_sub
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import exception, utils
@@ -52,7 +52,7 @@ def _arguments_refusal(unknown: list[str]) -> Exception:
     return exception.InvalidParameterValue(
         err=f"Unexpected arguments: {', '.join(unknown)}")
 
-#: The queries of these lists, parsed by ``collection.parse_list``. BIOS
+#: The queries of these lists, parsed by ``list_query.parse_list``. BIOS
 #: settings take ``detail`` and ``fields`` from 1.74 (before: unknown
 #: parameters, as the reference answers); both are served whole.
 BIOS_SPEC = descriptor.Spec(
@@ -100,7 +100,7 @@ class BIOSController(node_sub._NodeSub):
     @expose()
     @api_method(features.BIOS)
     def get_all(self, **params):
-        args = collection.parse_list(
+        args = list_query.parse_list(
             BIOS_SPEC, descriptor.Query(params, method.version()))
         node = self._node("baremetal:node:bios:get")
         settings = node_records.bios_settings(node.id)
@@ -110,7 +110,7 @@ class BIOSController(node_sub._NodeSub):
     @expose()
     @api_method(features.BIOS)
     def get_one(self, name, **params):
-        collection.check_item_params(BIOS_SPEC, params)
+        list_query.check_item_params(BIOS_SPEC, params)
         node = self._node("baremetal:node:bios:get")
         for setting in node_records.bios_settings(node.id):
             if setting.name == name:
@@ -138,7 +138,7 @@ class HistoryController(node_sub._NodeSub):
     @expose()
     @api_method(features.NODE_HISTORY)
     def get_all(self, **params):
-        args = collection.parse_list(
+        args = list_query.parse_list(
             HISTORY_SPEC, descriptor.Query(params, method.version()))
         # Without detail, the reference shortens long events.
         short = "fields" not in params and not args.detail
@@ -155,7 +155,7 @@ class HistoryController(node_sub._NodeSub):
     @expose()
     @api_method(features.NODE_HISTORY)
     def get_one(self, event_uuid, **params):
-        collection.check_item_params(HISTORY_SPEC, params)
+        list_query.check_item_params(HISTORY_SPEC, params)
         if not utils.is_uuid_like(event_uuid):
             raise exception.InvalidUUID(uuid=event_uuid)
         node = self._node("baremetal:node:history:get")
@@ -190,7 +190,7 @@ class FirmwareController(node_sub._NodeSub):
     @api_method(features.FIRMWARE)
     def get_all(self, **params):
         ver = method.version()
-        args = collection.parse_list(FIRMWARE_SPEC,
+        args = list_query.parse_list(FIRMWARE_SPEC,
                                      descriptor.Query(params, ver))
         fields = [f for f in FIRMWARE_SPEC.visible(ver) if f in args.fields]
         node = self._node("baremetal:node:firmware:get")
@@ -205,7 +205,7 @@ class InventoryController(node_sub._NodeSub):
     @expose()
     @api_method(features.INVENTORY)
     def get_all(self, **params):
-        collection.check_params(params, ())
+        list_query.check_params(params, ())
         node = self._node("baremetal:node:inventory:get")
         try:
             record = node_records.inventory(node.id)

@@ -12,7 +12,7 @@ from ironic.objects.node import Node
 
 # Fields the API adds that are not columns of the nodes table, with the
 # feature that introduced each.
-_RELATION_SINCE = {
+RELATION_SINCE = {
     "chassis_uuid": features.ALWAYS, "links": features.ALWAYS,
     "ports": features.ALWAYS, "portgroups": features.PORTGROUP_SUBRESOURCES,
     "states": features.SUBRESOURCE_LINKS, "volume": features.VOLUME,
@@ -27,8 +27,8 @@ DEFAULT_LIST_FIELDS = ("instance_uuid", "maintenance", "name",
 def field_feature(name: str) -> features.Since | None:
     """The feature that introduced the node field ``name`` (None: no such
     field)."""
-    if name in _RELATION_SINCE:
-        return _RELATION_SINCE[name]
+    if name in RELATION_SINCE:
+        return RELATION_SINCE[name]
     field = Node.fields.get(name)
     if field is None or field.since is None:
         return None
@@ -60,7 +60,7 @@ def visible_names(ver: int) -> tuple[str, ...]:
     # Fixed per version; computed once instead of on every request.
     # (traits is both an object field and a relation: listed once.)
     return tuple(dict.fromkeys(
-        n for n in list(Node.fields) + list(_RELATION_SINCE)
+        n for n in list(Node.fields) + list(RELATION_SINCE)
         if n not in HIDDEN_FIELDS and (feature := field_feature(n))
         is not None and feature.available(ver)))
 

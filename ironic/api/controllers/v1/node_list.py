@@ -1,23 +1,18 @@
-"""Node lists: ``GET /v1/nodes`` and ``/v1/nodes/detail`` (also under a
-chassis): filters by version, sorting, the caller's project, paging."""
+"""What the node Spec's list is made of (``GET /v1/nodes``,
+``/v1/nodes/detail``, also under a chassis): its filters by version, sort
+keys, the caller's project, the conductor narrowing a page, and the tuned
+renderer (``node_view``). ``collection.list_items`` serves it."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 from ironic import hash_ring
 from ironic.api import features, method
-from ironic.api.controllers.v1 import collection, node_policy
+from ironic.api.controllers.v1 import list_query, node_policy
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.controllers.v1.descriptor import Criteria, Filter, Query
-from ironic.api.controllers.v1.node_fields import (
-    DEFAULT_LIST_FIELDS,
-    HIDDEN_FIELDS,
-    field_feature,
-    parse_node_fields,
-    visible_fields,
-    with_links,
-)
+from ironic.api.controllers.v1.node_fields import HIDDEN_FIELDS
 from ironic.api.controllers.v1.node_lookup import node_uuid_of
 from ironic.api.controllers.v1.node_view import (
     Relations,
@@ -79,12 +74,17 @@ def _chassis_uuid(value: str, q: Query) -> Criteria:
 
 
 def _include_children(value: str, q: Query) -> Criteria:
-    api_utils.parse_bool(value, "include_children")
-    return []  # see _top_level
+    """Child nodes live inside their parent: a list leaves them out unless
+    it asks for them or for a parent's children (read also when the
+    parameter is not given, see FILTERS)."""
+    if api_utils.parse_bool(value, "include_children") or \
+            q.params.get("parent_node") is not None:
+        return []
+    return [("top_level", True)]
 
 
 def _nothing(value: str, q: Query) -> Criteria:
-    # conductor: the hash ring, not a column, says; see list_nodes.
+    # conductor: the hash ring, not a column, says; see narrow.
     return []
 
 
@@ -123,19 +123,11 @@ FILTERS: dict[str, Filter] = {
     "sharded": Filter(_flag("sharded"), features.SHARDS),
     "parent_node": Filter(lambda value, q: [
         ("parent_node", _parent_uuid(value))], features.CHILD_NODES),
-    "include_children": Filter(_include_children, features.CHILD_NODES),
-    "conductor": Filter(_nothing, features.NODE_CONDUCTOR),
+    "include_children": Filter(_include_children, features.CHILD_NODES,
+                               default="false"),
+    "conductor": Filter(_nothing, features.NODE_CONDUCTOR,
+                        needs=("conductor",)),
 }
-
-
-def _top_level(params: dict[str, Any]) -> Criteria:
-    """Child nodes live inside their parent; plain lists leave them out."""
-    include = params.get("include_children")
-    if (include is None or not api_utils.parse_bool(
-            include, "include_children")) and \
-            params.get("parent_node") is None:
-        return [("top_level", True)]
-    return []
 
 
 # JSON documents and computed fields: no meaningful order.
@@ -143,80 +135,56 @@ _UNSORTABLE = {"driver_info", "driver_internal_info", "instance_info",
                "properties", "extra", "raid_config", "target_raid_config",
                "network_data", "clean_step", "deploy_step", "service_step",
                "traits"}
+#: What the node list sorts by.
+SORT_KEYS = frozenset(Node.fields) - _UNSORTABLE - HIDDEN_FIELDS
 
 
-def _sort_key(key: str | None, ver: int) -> str:
-    if not key or key == "id":
-        return "id"
-    since = field_feature(key)
-    if since is not None and not since.available(ver) and \
-            key not in HIDDEN_FIELDS:
-        raise exception.NotAcceptable(
-            f"Sorting by '{key}' needs API version {since.version} or "
-            f"newer.")
-    if key not in Node.fields or key in _UNSORTABLE or key in HIDDEN_FIELDS:
-        raise exception.InvalidParameterValue(
-            err=f"The sort_key value \"{key}\" is an invalid field for "
-                f"sorting")
-    return key
+def sort_too_new(key: str, since: features.Since) -> Exception:
+    return exception.NotAcceptable(
+        f"Sorting by '{key}' needs API version {since.version} or newer.")
 
 
-_LIST_PARAMS = frozenset({"limit", "marker", "sort_key", "sort_dir",
-                          "fields", "detail", *FILTERS})
+def list_scope(q: Query) -> Criteria:
+    """The caller's project, when it may list only that project's nodes."""
+    project = _list_project(q.params)
+    return [] if project is None else [("project", project)]
 
 
-def list_nodes(params: dict[str, Any], *, detail: bool,
-               resource_url: str = "nodes",
-               extra_criteria: Iterable[tuple[str, Any]] = ()) -> dict:
-    ver = method.version()
-    collection.check_params(params, _LIST_PARAMS)
-    project = _list_project(params)
-    fields = parse_node_fields(params.get("fields"), ver)
-    detail = collection.parse_detail(params, detail, ver)
-    collection.check_not_both(fields, detail)
-    if fields is None:
-        fields = visible_fields(ver) if detail else [
-            f for f in DEFAULT_LIST_FIELDS
-            if (feature := field_feature(f)) is not None
-            and feature.available(ver)]
-    fields = with_links(fields)
-    limit = api_utils.parse_limit(params.get("limit"))
-    sort_key = _sort_key(params.get("sort_key"), ver)
-    criteria = collection.filter_criteria(FILTERS, Query(params, ver)) + \
-        _top_level(params) + list(extra_criteria)
-    if project is not None:
-        criteria.append(("project", project))
-    conductor = params.get("conductor")
+def columns(fields: list[str]) -> list[str]:
     # The projects of each node decide what the caller sees of it.
-    columns = columns_for(fields + (["conductor"] if conductor else []) +
-                           ["owner", "lessee"])
-    rows = node_obj.list_rows(
-        criteria, columns=columns, limit=limit,
-        marker=api_utils.check_marker(params.get("marker")),
-        sort_key=sort_key, sort_dir=api_utils.parse_sort_dir(
-            params.get("sort_dir")))
-    last_uuid = rows[-1]["uuid"] if rows else None
-    page_full = len(rows) >= limit
-    if conductor:
-        # The owner comes from the hash ring, not a column: filter the page
-        # here (pages may come out short; the next link still continues).
-        rows = [r for r in rows if hash_ring.conductor_for(r) == conductor]
-    url = method.public_url()
-    rel = Relations(rows, set(fields))
-    items = node_views(rows, fields, ver, url, rel)
+    return columns_for([*fields, "owner", "lessee"])
+
+
+def fetch(criteria: Criteria, args: list_query.ListArgs,
+          cols: list[str]) -> list[dict]:
+    # The marker and the sort direction are read after the filters, as
+    # the node list always did (the Spec's ``page_read_late``).
+    return node_obj.list_rows(
+        criteria, columns=cols, limit=args.limit,
+        marker=api_utils.check_marker(args.marker), sort_key=args.sort_key,
+        sort_dir=api_utils.parse_sort_dir(args.sort_dir))
+
+
+def narrow(rows: list[dict], q: Query) -> list[dict]:
+    """The nodes of the conductor asked for: the hash ring, not a column,
+    says which (pages may come out short; the next link still
+    continues)."""
+    conductor = q.params.get("conductor")
+    if not conductor:
+        return rows
+    return [r for r in rows if hash_ring.conductor_for(r) == conductor]
+
+
+def render(rows: list[dict], fields: list[str]) -> list[dict]:
+    """The node documents of a page, as the caller may see each."""
+    items = node_views(rows, fields, method.version(), method.public_url(),
+                       Relations(rows, set(fields)))
     if policy.enforced(method.context()):
         # Without rules nothing is hidden: no question per node.
         items = [node_policy.redact(item, node_policy.hidden_fields(
                      node_policy.target(row.get("owner"), row.get("lessee"))))
                  for item, row in zip(items, rows, strict=True)]
-    doc = api_utils.collection("nodes", items, limit, resource_url, params,
-                               last_uuid)
-    if page_full and "next" not in doc:
-        # A filtered page came out short; point past the rows we read.
-        doc["next"] = api_utils.collection(
-            "nodes", [{}] * limit, limit, resource_url, params,
-            last_uuid)["next"]
-    return doc
+    return items
 
 
 def _parent_uuid(ident: str) -> str:

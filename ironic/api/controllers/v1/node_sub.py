@@ -16,8 +16,8 @@ from pecan import rest
 from ironic.api import features, method
 from ironic.api.controllers.v1 import (
     answers,
-    collection,
     descriptor,
+    list_query,
     node_lookup,
 )
 from ironic.api.controllers.v1 import utils as api_utils
@@ -98,7 +98,7 @@ class TraitsController(_NodeSub):
     def get_all(self, **params):
         node = self._node("baremetal:node:traits:list")
         method.check_bound()
-        collection.check_params(params, ())
+        list_query.check_params(params, ())
         return {"traits": node.load_traits()}
 
     @expose()
@@ -135,7 +135,7 @@ class StatesController(_NodeSub):
     @expose()
     @api_method()
     def get_all(self, **params):
-        collection.check_params(params, ())
+        list_query.check_params(params, ())
         node = self._node("baremetal:node:get_states")
         return answers.NODE_STATES.render(node, method.version())
 
@@ -202,7 +202,7 @@ class ChildrenController(_NodeSub):
     @expose()
     @api_method(features.CHILD_NODES)
     def get_all(self, **params):
-        collection.parse_list(CHILDREN_SPEC,
+        list_query.parse_list(CHILDREN_SPEC,
                               descriptor.Query(params, method.version()))
         node = self._node("baremetal:node:list")
         return {"children": node.child_uuids()}

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ironic.api import features, method, schemas
-from ironic.api.controllers.v1 import collection, node_sub
+from ironic.api.controllers.v1 import list_query, node_sub
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
 from ironic.common import exception, utils
@@ -74,7 +74,7 @@ class VIFsController(node_sub._NodeSub):
     @expose()
     @api_method(features.VIFS)
     def get_all(self, **params):
-        collection.check_params(params, ())
+        list_query.check_params(params, ())
         node = self._authorized_node("baremetal:node:vif:list")
         return {"vifs": _call("vif_list", node)}
 

@@ -13,6 +13,7 @@ from ironic.api import features, method, schemas
 from ironic.api.controllers.v1 import (
     collection,
     descriptor,
+    list_query,
     node_policy,
     resource,
 )
@@ -258,11 +259,11 @@ def _check_filters(q: descriptor.Query) -> None:
     """As Ironic 39: the ports of one node, one port group or one shard at
     a time (403 for more), and conductor groups with none of node, port
     group or address (400)."""
-    one_of = (collection.given(q, "node", "node_uuid"),
-              collection.given(q, "portgroup"), collection.given(q, "shard"))
+    one_of = (list_query.given(q, "node", "node_uuid"),
+              list_query.given(q, "portgroup"), list_query.given(q, "shard"))
     if sum(one_of) > 1:
         raise exception.OperationNotPermitted()
-    if collection.given(q, "conductor_groups") and collection.given(
+    if list_query.given(q, "conductor_groups") and list_query.given(
             q, "node", "node_uuid", "portgroup", "address"):
         raise exception.InvalidParameterValue(
             err="Filtering by conductor_groups cannot be combined with "

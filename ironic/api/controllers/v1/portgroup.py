@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ironic.api import features, schemas
-from ironic.api.controllers.v1 import collection, descriptor, resource
+from ironic.api.controllers.v1 import collection, descriptor, list_query, resource
 from ironic.api.controllers.v1 import port as port_api
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.common import exception, utils
@@ -92,7 +92,7 @@ def _authorized(ident: str, rule: str) -> Portgroup:
 def _check_filters(q: descriptor.Query) -> None:
     """As Ironic 39: one of node, address, shard and conductor groups at a
     time."""
-    if sum(collection.given(q, name) for name in (
+    if sum(list_query.given(q, name) for name in (
             "node", "address", "shard", "conductor_groups")) > 1:
         raise exception.InvalidParameterValue(
             err="Filtering by node, address, or shard simultaneously is "

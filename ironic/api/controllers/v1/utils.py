@@ -162,10 +162,14 @@ def _is_uuid(value: str) -> bool:
 
 
 def collection(key: str, items: list[dict], limit: int, resource_url: str,
-               query: dict[str, Any], last_uuid: str | None) -> dict:
-    """A collection document with a ``next`` link when a page is full."""
+               query: dict[str, Any], last_uuid: str | None,
+               full: bool | None = None) -> dict:
+    """A collection document with a ``next`` link when a page is full
+    (``full``: the page read was, though fewer items are shown)."""
     doc: dict[str, Any] = {key: items}
-    if limit and len(items) >= limit and last_uuid:
+    if full is None:
+        full = len(items) >= limit
+    if limit and full and last_uuid:
         params = {k: v for k, v in query.items()
                   if v is not None and k not in ("marker", "limit")}
         params["limit"] = limit

@@ -18,6 +18,7 @@ from ironic.api import features, method, schemas
 from ironic.api.controllers.v1 import (
     collection,
     descriptor,
+    list_query,
     node_lookup,
     resource,
 )
@@ -231,7 +232,7 @@ class VolumeController(rest.RestController):
     @expose()
     @api_method(features.VOLUME)
     def get_all(self, **params):
-        collection.check_params(params, ())
+        list_query.check_params(params, ())
         policy.authorize("baremetal:volume:list", method.context())
         if self.node_ident:
             node = node_lookup.authorized_node(self.node_ident,

@@ -106,8 +106,8 @@ def test_every_list_pages_with_a_next_link(api, route):
 
 def test_every_list_taking_a_query_is_parsed_from_a_descriptor():
     """A list that takes list parameters declares them in a Spec, which
-    collection.parse_list reads; only the node lists (sharing its
-    functions) parse theirs in node_list."""
+    list_query.parse_list reads (the node lists too, from the node Spec);
+    only a node's allocation, one item, reads its ``fields`` itself."""
     own = set()
     for route in openapi.routes(index.V1Controller()):
         if route.http_method != "get" or route.path.endswith("}") or \
@@ -116,15 +116,15 @@ def test_every_list_taking_a_query_is_parsed_from_a_descriptor():
         spec = getattr(route.controller, "spec", None)
         if not isinstance(spec, descriptor.Spec):
             own.add(route.controller.__name__)
-    assert own == {"NodesController", "ChassisNodesController",
-                   "NodeAllocationController"}
+    assert own == {"NodeAllocationController"}
 
 
 def test_every_served_collection_comes_from_a_descriptor():
     served = {r.controller for r in openapi.routes(index.V1Controller())
               if issubclass(r.controller, collection.CollectionController)}
     names = {c.spec.collection for c in served}
-    assert names == {"chassis", "ports", "portgroups", "volume/connectors",
+    assert names == {"nodes", "chassis", "ports", "portgroups",
+                     "volume/connectors",
                      "volume/targets", "deploy_templates", "runbooks",
                      "allocations", "inspection_rules"}
 
