@@ -231,17 +231,15 @@ def given(q: Query, *names: str) -> bool:
 
 
 def filter_criteria(filters: dict[str, Filter], q: Query) -> Criteria:
-    """The criteria the list's filter parameters ask for."""
+    """The criteria the list's filter parameters ask for (their version
+    and form were checked with the rest of the query: ``check_form``)."""
     conds: Criteria = []
     for name, flt in filters.items():
         value = q.params.get(name)
-        if value is not None:
-            need_version(q.ver, flt.feature, f"The '{name}' filter")
-        elif flt.default is not None:
+        if value is None:
             value = flt.default
-        else:
-            continue
-        conds += flt.criteria(value, q)
+        if value is not None:
+            conds += flt.criteria(value, q)
     return conds
 
 
