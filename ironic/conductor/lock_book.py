@@ -7,6 +7,13 @@ an error and went away. Nothing would ever release it, and the conductor,
 alive, keeps it from its peers' takeover: the node would answer 409 until
 the conductor restarts. The conductor's takeover pass gives such strays
 back (``release_stray_locks``).
+
+A lock whose release met an outage is given back later by a thread of
+its own (``TaskManager.release_resources``). The database cannot tell that
+thread's release from one by another task of the same host, so until it
+ends no task of this process takes the node and the sweep leaves it
+alone: otherwise the late release could free a lock a newer task holds,
+and two workers would run the same node.
 """
 
 from __future__ import annotations
@@ -32,11 +39,13 @@ class LockBook:
         # token -> (host, node key as given: id or UUID)
         self._taking: dict[int, tuple[str, int | str]] = {}
         self._sweeping: set[tuple[str, int | str]] = set()
+        # Locks a background thread is giving back after an outage.
+        self._releasing: set[tuple[str, int | str]] = set()
         self._tokens = 0
 
     def taking(self, host: str, key: int | str) -> int:
         with self._lock:
-            if (host, key) in self._sweeping:
+            if (host, key) in self._sweeping or (host, key) in self._releasing:
                 # Being given back right now; the caller retries on 409.
                 raise exception.NodeLocked(node=key, host=host)
             self._tokens += 1
@@ -70,6 +79,7 @@ class LockBook:
             busy = set(self._taking.values())
             found = [(node_id, uuid) for node_id, uuid in reserved
                      if (host, node_id) not in self._held
+                     and (host, node_id) not in self._releasing
                      and (host, node_id) not in busy
                      and (host, uuid) not in busy]
             for node_id, uuid in found:
@@ -79,6 +89,17 @@ class LockBook:
     def swept(self, host: str, node_id: int, uuid: str) -> None:
         with self._lock:
             self._sweeping.difference_update({(host, node_id), (host, uuid)})
+
+    def releasing_late(self, host: str, node_id: int, uuid: str) -> None:
+        """A thread gives the lock back once the database answers; until
+        ``released_late`` the node is neither taken nor swept here."""
+        with self._lock:
+            self._releasing.update({(host, node_id), (host, uuid)})
+
+    def released_late(self, host: str, node_id: int, uuid: str) -> None:
+        with self._lock:
+            self._releasing.difference_update({(host, node_id),
+                                               (host, uuid)})
 
 
 LOCKS = LockBook()

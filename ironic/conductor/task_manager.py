@@ -82,13 +82,16 @@ def acquire(context: Any, node_id: int | str, **kwargs: Any) -> TaskManager:
 _PENDING_RELEASES: set[threading.Thread] = set()
 
 
-def _release_when_database_answers(host: str, node_id: int) -> None:
+def _release_when_database_answers(host: str, node_id: int,
+                                   uuid: str) -> None:
     """Give a lock back, in the background if the database is away.
 
     The caller (an RPC handler the API waits for, a worker) goes on at
     once; a thread retries the release ``[database]max_retries`` times
     ``retry_interval`` seconds apart (-1: until it answers), interrupted
-    by the conductor stopping. A lock still held then is left to the
+    by the conductor stopping. While it retries, the lock book keeps this
+    process's tasks and its stray sweep off the node (see ``lock_book``).
+    A lock still held when it gives up is left to the stray sweep and the
     takeover path: the conductor gives up on the same bound and exits, its
     peers break its locks once its heartbeat is older than
     ``[conductor]heartbeat_timeout``, and its next start clears them.
@@ -125,12 +128,19 @@ def _release_when_database_answers(host: str, node_id: int) -> None:
                                       "failed", node_id)
                         return
         finally:
+            LOCKS.released_late(host, node_id, uuid)
             _PENDING_RELEASES.discard(threading.current_thread())
 
     thread = threading.Thread(target=retry, name=f"release-{node_id}",
                               daemon=True)
+    LOCKS.releasing_late(host, node_id, uuid)
     _PENDING_RELEASES.add(thread)
-    thread.start()
+    try:
+        thread.start()
+    except BaseException:
+        LOCKS.released_late(host, node_id, uuid)
+        _PENDING_RELEASES.discard(thread)
+        raise
 
 
 def wait_pending_releases(timeout: float) -> bool:
@@ -256,7 +266,8 @@ class TaskManager:
         held = time.monotonic() - self._locked_at
         self._locked_at = None
         try:
-            _release_when_database_answers(self.host, self.node.id)
+            _release_when_database_answers(self.host, self.node.id,
+                                           self.node.uuid)
         except (exception.NodeLocked, exception.NodeNotLocked,
                 exception.NodeNotFound) as e:
             LOG.warning("Lock of node %s for %s was lost while held: %s",

@@ -9,8 +9,13 @@ import time
 import pytest
 from oslo_db import exception as db_exc
 
-from ironic.common import states
-from ironic.conductor import dependencies, takeover, task_manager
+from ironic.common import exception, states
+from ironic.conductor import (
+    dependencies,
+    lock_book,
+    takeover,
+    task_manager,
+)
 from ironic.db import api as db_api
 from ironic.drivers.modules import fake
 from ironic.tests.unit.conductor.test_lifecycle import _node, _provision
@@ -164,6 +169,68 @@ def test_a_lock_left_to_the_takeover_after_the_retries(database, config,
     monkeypatch.undo()
     # Still held by h1: its peers break it once h1's heartbeat is stale.
     assert Node.get(node.id).reservation == "h1"
+
+
+def _late_release(monkeypatch, commit_first: bool):
+    """``release_node`` fails once with an outage (after committing, with
+    ``commit_first``), then waits for the returned event to retry."""
+    dbapi = db_api.get_instance()
+    release = type(dbapi).release_node
+    go = threading.Event()
+    calls = []
+
+    def flaky_release(self, host, node_id):
+        calls.append(host)
+        if len(calls) == 1:
+            if commit_first:
+                release(self, host, node_id)
+            raise db_exc.DBConnectionError("gone")
+        assert go.wait(10)
+        return release(self, host, node_id)
+    monkeypatch.setattr(type(dbapi), "release_node", flaky_release)
+    return go
+
+
+def test_a_lock_being_released_late_is_not_swept(database, config,
+                                                 monkeypatch):
+    # The sweep freeing it would let a new task take it, and the late
+    # release would then free that task's lock under it.
+    from ironic.objects.node import Node
+    config("database", retry_interval=0.01, max_retries=50)
+    task_manager.SHUTDOWN.clear()
+    node = Node(driver="fake-hardware")
+    node.create()
+    go = _late_release(monkeypatch, commit_first=False)
+    with task_manager.acquire(None, node.id, host="h1", retry=False):
+        pass
+    assert Node.get(node.id).reservation == "h1"
+    assert lock_book.release_stray_locks("h1") == []
+    go.set()
+    assert task_manager.wait_pending_releases(10)
+    assert Node.get(node.id).reservation is None
+
+
+def test_no_task_takes_a_node_whose_release_is_retried(database, config,
+                                                       monkeypatch):
+    # The first release committed but its answer was lost: the node is
+    # free in the database, and the retry would free a new holder's lock.
+    from ironic.objects.node import Node
+    config("database", retry_interval=0.01, max_retries=50)
+    task_manager.SHUTDOWN.clear()
+    node = Node(driver="fake-hardware")
+    node.create()
+    go = _late_release(monkeypatch, commit_first=True)
+    with task_manager.acquire(None, node.id, host="h1", retry=False):
+        pass
+    assert Node.get(node.id).reservation is None
+    for key in (node.id, node.uuid):
+        with pytest.raises(exception.NodeLocked):
+            task_manager.acquire(None, key, host="h1", retry=False)
+    go.set()
+    assert task_manager.wait_pending_releases(10)
+    with task_manager.acquire(None, node.uuid, host="h1", retry=False):
+        assert Node.get(node.id).reservation == "h1"
+    assert Node.get(node.id).reservation is None
 
 
 def test_a_deploy_stopped_by_an_outage_is_resumed_not_failed(env,
