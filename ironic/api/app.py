@@ -15,7 +15,7 @@ from ironic.api.middleware.request_id import RequestIdMiddleware
 from ironic.api.middleware.request_limits import RequestLimitMiddleware
 from ironic.api.middleware.request_log import RequestLogMiddleware
 from ironic.api.middleware.version import VersionMiddleware
-from ironic.common import exception
+from ironic.api.query import Repeated
 from ironic.conf import CONF
 from ironic.metrics import api as api_metrics
 
@@ -45,8 +45,9 @@ class Request(pecan.Request):
         # (lists are comma-separated); pecan would hand a repeated one to
         # the handler as a Python list, which no handler expects. Every
         # routed request reads its query here first, so this is the one
-        # place a repeated parameter is refused, or, for ``fields`` (a
-        # list in the reference), joined as Ironic 39 joins it.
+        # place a repeated parameter becomes a string its check refuses,
+        # or, for ``fields`` (a list in the reference), is joined as
+        # Ironic 39 joins it.
         query = super().GET
         if len(query) > 1:
             query = single_values(query)
@@ -79,14 +80,16 @@ class BindRequest:
             method.bind_request(None)
 
 
-# Parameters whose repetitions add up to one comma-separated list.
-_JOINED_WHEN_REPEATED = frozenset({"fields"})
+# Parameters whose repetitions add up to one comma-separated list (as
+# Ironic 39 reads them: lists).
+_JOINED_WHEN_REPEATED = frozenset({"fields", "shard"})
 
 
 def single_values(query: webob.multidict.MultiDict
                   ) -> webob.multidict.MultiDict:
     """``query`` with one value per parameter: repeated list parameters
-    joined with commas; 400 for any other parameter given twice."""
+    joined with commas, any other repeated one a ``query.Repeated`` the
+    checks of its kind refuse (once the handler is known to take it)."""
     names = list(dict.fromkeys(query.keys()))
     if len(names) == len(query):
         return query
@@ -94,11 +97,9 @@ def single_values(query: webob.multidict.MultiDict
     for name in names:
         values = query.getall(name)
         if len(values) > 1 and name not in _JOINED_WHEN_REPEATED:
-            raise exception.InvalidParameterValue(
-                err=f"Query parameter {name} is given {len(values)} times "
-                    f"({', '.join(values)[:200]}); it takes one value "
-                    f"(a list is written comma-separated).")
-        single[name] = ",".join(values)
+            single[name] = Repeated(values)
+        else:
+            single[name] = ",".join(values)
     return single
 
 

@@ -20,7 +20,7 @@ import orjson
 import pecan
 import webob
 
-from ironic.api import body, features
+from ironic.api import body, features, query
 from ironic.api.middleware import auth as auth_mw
 from ironic.api.middleware import errors as errors_mw
 from ironic.api.middleware import request_limits
@@ -256,11 +256,10 @@ def _bad_arguments(signature: inspect.Signature, args: tuple,
         signature.bind(*args, **kwargs)
     except TypeError:
         accepted = set(signature.parameters)
-        unknown = sorted(k for k in kwargs if k not in accepted)
+        unknown = [k for k in kwargs if k not in accepted]
         if unknown and not any(p.kind is p.VAR_KEYWORD
                                for p in signature.parameters.values()):
-            return exception.InvalidParameterValue(
-                err=f"Unknown query parameter(s): {', '.join(unknown)}")
+            return query.unexpected_arguments(unknown)
         missing = _missing_positional(signature, args, kwargs)
         if missing:
             # e.g. PATCH /v1/nodes: the item to change is not named.
@@ -268,6 +267,19 @@ def _bad_arguments(signature: inspect.Signature, args: tuple,
                 err=f"Missing mandatory parameter: {missing[0]}; the URL "
                     f"must name the resource to act on.")
         return MethodNotAllowed()
+    if not any(p.kind is p.VAR_KEYWORD
+               for p in signature.parameters.values()):
+        # pecan drops query parameters a handler does not name; Ironic 39
+        # refuses them.
+        accepted = set(signature.parameters)
+        unknown = [k for k in pecan.request.GET if k not in accepted]
+        if unknown:
+            return query.unexpected_arguments(unknown)
+        # A handler naming its parameters reads each as one string; one
+        # taking them all checks each by its kind (list_query).
+        for name, value in kwargs.items():
+            if query.is_repeated(value):
+                return query.expected("string", name, value)
     return None
 
 

@@ -19,7 +19,9 @@ import functools
 import re
 from typing import Any, Callable, Iterable
 
-from ironic.api import features
+from oslo_utils import strutils
+
+from ironic.api import features, query
 from ironic.common import exception, utils
 
 Criteria = list[tuple[str, Any]]
@@ -87,10 +89,16 @@ def expected(what: str, valid: Callable[[str], bool]) -> ValueCheck:
     """A value ``valid`` accepts, or 400 "Expected <what> for <name>:
     <value>"."""
     def check(name: str, value: str) -> None:
-        if not valid(value):
-            raise exception.InvalidParameterValue(
-                err=f"Expected {what} for {name}: {value}")
+        if query.is_repeated(value) or not valid(value):
+            raise query.expected(what, name, value)
     return check
+
+
+def boolean(name: str, value: str) -> None:
+    """A boolean filter's value (its criteria read it again)."""
+    if query.is_repeated(value) or \
+            strutils.bool_from_string(value, default=None) is None:
+        raise query.not_boolean(name, value)
 
 
 def schema_format(fmt: str, valid: Callable[[str], bool], *,
@@ -99,6 +107,8 @@ def schema_format(fmt: str, valid: Callable[[str], bool], *,
     it; ``alternatives``: the schema offers others beside ``fmt`` (a UUID
     or a name), and the message says none fits."""
     def check(name: str, value: str) -> None:
+        if query.is_repeated(value):
+            raise query.not_a_string(value, alternatives=alternatives)
         if valid(value):
             return
         reason = f"{value!r} is not a {fmt!r}"
@@ -133,8 +143,7 @@ class SubResource:
 
 
 def _unknown_show_params(unknown: list[str]) -> Exception:
-    return exception.InvalidParameterValue(
-        err=f"Unknown query parameter(s): {', '.join(sorted(unknown))}")
+    return query.unexpected_arguments(unknown)
 
 
 def _nothing(*args: Any) -> Any:
@@ -217,6 +226,11 @@ class Spec:
     #: Markers are UUIDs (400 otherwise); False: the list's own key (a
     #: conductor's hostname), which only the lookup can refuse.
     uuid_marker: bool = True
+    #: The list's string parameters (marker, sort key and direction,
+    #: filters without a check of their own) are checked by a JSON schema,
+    #: as Ironic 39 checks some resources' queries: one given twice is a
+    #: "Schema error", not "Expected string".
+    schema_query: bool = False
     #: A GET of one item finds it before it checks ``fields`` (an unknown
     #: item is 404 whatever ``fields`` names), as the reference does for
     #: some resources; parameters other than ``fields`` are refused first.
@@ -290,6 +304,19 @@ class Spec:
     #: generic ones: name (``get_one``, ``patch``...) -> a function of the
     #: controller and the handler's arguments.
     handlers: dict[str, Callable] = dataclasses.field(default_factory=dict)
+
+    def check_marker(self, value: str | None) -> str | None:
+        """A marker of the list's form (400 otherwise)."""
+        if value is None:
+            return None
+        if self.uuid_marker:
+            check = schema_format("uuid", utils.is_uuid_like) \
+                if self.schema_query else expected("UUID", utils.is_uuid_like)
+            check("marker", value)
+        elif query.is_repeated(value):
+            raise query.not_a_string(value) if self.schema_query \
+                else query.expected("string", "marker", value)
+        return value
 
     @property
     def list_key(self) -> str:

@@ -29,8 +29,8 @@ from ironic.conductor import rpcapi
 def _driver_type(value: str, q: descriptor.Query) -> descriptor.Criteria:
     if value not in ("classic", "dynamic"):
         raise exception.InvalidParameterValue(
-            err=f"Invalid driver type {value!r}: expected 'classic' or "
-                f"'dynamic'.")
+            err='"type" filter must be one of "classic" or "dynamic", if '
+                'specified.')
     return [("type", value)]
 
 

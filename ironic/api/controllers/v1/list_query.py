@@ -15,7 +15,7 @@ import contextlib
 import dataclasses
 from typing import Any, Iterator
 
-from ironic.api import features
+from ironic.api import features, query
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.controllers.v1.descriptor import (
     Criteria,
@@ -74,7 +74,7 @@ def parse_sort_key(spec: Spec, raw: str | None, ver: int) -> str:
             return key
         if spec.sort_too_new is not None and not feature.available(ver):
             raise spec.sort_too_new(key, feature)
-        raise _unsortable(key)
+        raise _unsortable(spec, key)
     if spec.obj_cls is None:
         # Plain rows: the database refuses what it cannot sort by.
         return key
@@ -82,21 +82,22 @@ def parse_sort_key(spec: Spec, raw: str | None, ver: int) -> str:
     cls = spec.obj_cls
     if key not in cls.fields or key not in cls.table_columns() or \
             key in cls.json_columns():
-        raise _unsortable(key)
+        raise _unsortable(spec, key)
     check_names(spec, [key], ver, "sort key")
     return key
 
 
-def _unsortable(key: str) -> exception.InvalidParameterValue:
+def _unsortable(spec: Spec, key: str) -> exception.InvalidParameterValue:
+    # Ironic 39 words a field it has but does not sort by (a JSON
+    # document) apart from a name it does not know: only the latter is
+    # quoted.
+    shown = key if key in spec.known() else f'"{key}"'
     return exception.InvalidParameterValue(
-        err=f"The sort_key value \"{key}\" is an invalid field for sorting")
+        err=f"The sort_key value {shown} is an invalid field for sorting")
 
 
 def check_params(params: dict[str, Any], accepted: Any) -> None:
-    unknown = set(params) - set(accepted)
-    if unknown:
-        raise exception.InvalidParameterValue(
-            err=f"Unknown query parameter(s): {', '.join(sorted(unknown))}")
+    query.refuse_unexpected(params, accepted)
 
 
 def _too_early(spec: Spec, params: dict[str, Any], ver: int) -> list[str]:
@@ -134,10 +135,12 @@ def parse_detail(params: dict[str, Any], detail: bool, ver: int,
 
 
 def refuse_detail_param(params: dict[str, Any]) -> None:
-    """``/detail`` shows every field already: ``?detail=`` is refused."""
-    if "detail" in params:
-        raise exception.InvalidParameterValue(
-            err="The 'detail' parameter can not be used with /detail.")
+    """``/detail`` shows every field already: it takes neither
+    ``?detail=`` nor ``?fields=``, which Ironic 39 refuses as parameters
+    it does not know (with any other unknown one: ``check_params``)."""
+    refused = [p for p in params if p in ("detail", "fields")]
+    if refused:
+        raise query.unexpected_arguments(refused)
 
 
 def check_not_both(fields: list[str] | None, detail: bool) -> None:
@@ -154,10 +157,34 @@ def parse_page(spec: Spec, params: dict[str, Any]
     reads its page late gets the marker and direction as given."""
     marker, sort_dir = params.get("marker"), params.get("sort_dir")
     late = spec.page_read_late
+    if spec.schema_query:
+        sort_dir = _schema_string(sort_dir)
     return (api_utils.parse_limit(params.get("limit")),
-            api_utils.check_marker(marker) if spec.uuid_marker and not late
-            else marker,
+            marker if late else spec.check_marker(marker),
             (sort_dir or "") if late else api_utils.parse_sort_dir(sort_dir))
+
+
+def _schema_string(value: Any) -> Any:
+    if query.is_repeated(value):
+        raise query.not_a_string(value)
+    return value
+
+
+def check_repeated(spec: Spec, q: Query) -> None:
+    """A parameter given twice that no check of its kind refused by now
+    (the marker of a list that reads it late, the sort key, a filter
+    without a check) is refused as a string one."""
+    for name, value in q.params.items():
+        if not query.is_repeated(value):
+            continue
+        if name == "marker":
+            spec.check_marker(value)
+        flt = spec.filters.get(name)
+        if flt is not None and flt.check is not None:
+            flt.check(name, value)
+        if spec.schema_query:
+            raise query.not_a_string(value)
+        raise query.expected("string", name, value)
 
 
 def accepted_params(spec: Spec, q: Query) -> list[str]:
@@ -187,8 +214,7 @@ def marker_first(spec: Spec, marker: str | None) -> Iterator[None]:
     try:
         yield
     except exception.IronicException:
-        # A list that reads its page late (nodes) keeps its own order.
-        if marker is not None and not spec.page_read_late:
+        if marker is not None:
             spec.fetch([], ListArgs([], 1, marker, "id", "asc"),
                        spec.columns_for(()))
         raise
@@ -211,6 +237,7 @@ def check_form(spec: Spec, q: Query, *, detail: bool = False) -> ListArgs:
         fields = spec.visible(q.ver) if detail else spec.defaults(q.ver)
     limit, marker, sort_dir = parse_page(spec, q.params)
     check_filter_values(spec, q)
+    check_repeated(spec, q)
     return ListArgs(_with_links(spec, fields), limit, marker,
                     q.params.get("sort_key") or "id", sort_dir, detail)
 

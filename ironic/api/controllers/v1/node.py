@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ironic.api import features, method
+from ironic.api import features, method, query
 from ironic.api.controllers.v1 import (
     allocation,
     collection,
@@ -52,10 +52,7 @@ def _conductor_api(node: Any) -> rpcapi.ConductorAPI:
 # of the API's shape, such as the OpenAPI document, go by the name).
 
 def get_one(self, ident, **params):
-    unknown = set(params) - {"fields"}
-    if unknown:
-        raise exception.InvalidParameterValue(
-            err=f"Unknown query parameter(s): {', '.join(unknown)}")
+    query.refuse_unexpected(params, ("fields",))
     try:
         # The encoded document, kept while the node is unchanged.
         return node_document(ident, params.get("fields"))

@@ -8,7 +8,7 @@ import copy
 import re
 from typing import Any
 
-from ironic.api import features, schemas
+from ironic.api import features, query, schemas
 from ironic.api.controllers.v1 import node_driver
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.controllers.v1.node_fields import (
@@ -127,10 +127,7 @@ def _validate_values(doc: dict, ver: int, current_uuid: str | None = None
 
 def check_patch_params(params: dict, ver: int) -> bool:
     """Query parameters of a PATCH; True when interfaces are reset."""
-    unknown = set(params) - {"reset_interfaces"}
-    if unknown:
-        raise exception.InvalidParameterValue(
-            err=f"Unknown query parameter(s): {', '.join(sorted(unknown))}")
+    query.refuse_unexpected(params, ("reset_interfaces",))
     return node_driver.parse_reset(params.get("reset_interfaces"), ver)
 
 

@@ -8,10 +8,15 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ironic import hash_ring
-from ironic.api import features, method
+from ironic.api import features, method, query
 from ironic.api.controllers.v1 import list_query, node_policy
 from ironic.api.controllers.v1 import utils as api_utils
-from ironic.api.controllers.v1.descriptor import Criteria, Filter, Query
+from ironic.api.controllers.v1.descriptor import (
+    Criteria,
+    Filter,
+    Query,
+    boolean,
+)
 from ironic.api.controllers.v1.node_fields import HIDDEN_FIELDS
 from ironic.api.controllers.v1.node_lookup import node_uuid_of
 from ironic.api.controllers.v1.node_view import (
@@ -42,7 +47,7 @@ def _check_filter_value(name: str, value: str) -> None:
     if name == "fault" and value not in _FAULTS:
         raise exception.InvalidParameterValue(
             err=f'Unrecognized fault "{value}" is specified, allowed '
-                f'faults are {", ".join(_FAULTS)}')
+                f'faults are {_FAULTS}')
 
 
 def _value(name: str, convert: Callable[[str], Any] = str
@@ -62,7 +67,7 @@ def _flag(name: str) -> Callable[[str, Query], Criteria]:
 
 def _instance_uuid(value: str, q: Query) -> Criteria:
     if not utils.is_uuid_like(value):
-        raise exception.InvalidUUID(uuid=value)
+        raise query.expected("UUID", "instance_uuid", value)
     return [("instance_uuid", utils.normalize_uuid(value))]
 
 
@@ -111,20 +116,20 @@ FILTERS: dict[str, Filter] = {
                               features.PROVISION_STATE_FILTER),
     "instance_name": Filter(_value("instance_name"),
                             features.INSTANCE_NAME),
-    "maintenance": Filter(_flag("maintenance")),
-    "retired": Filter(_flag("retired")),
+    "maintenance": Filter(_flag("maintenance"), check=boolean),
+    "retired": Filter(_flag("retired"), check=boolean),
     "auto_discovered": Filter(_flag("auto_discovered"),
-                              features.AUTO_DISCOVERY),
-    "associated": Filter(_flag("associated")),
+                              features.AUTO_DISCOVERY, check=boolean),
+    "associated": Filter(_flag("associated"), check=boolean),
     "instance_uuid": Filter(_instance_uuid),
     "chassis_uuid": Filter(_chassis_uuid),
     "description_contains": Filter(
         lambda value, q: [("description_contains", value)]),
-    "sharded": Filter(_flag("sharded"), features.SHARDS),
+    "sharded": Filter(_flag("sharded"), features.SHARDS, check=boolean),
     "parent_node": Filter(lambda value, q: [
         ("parent_node", _parent_uuid(value))], features.CHILD_NODES),
     "include_children": Filter(_include_children, features.CHILD_NODES,
-                               default="false"),
+                               check=boolean, default="false"),
     "conductor": Filter(_nothing, features.NODE_CONDUCTOR,
                         needs=("conductor",)),
 }

@@ -13,7 +13,7 @@ from typing import Any, Callable
 import os_traits
 from pecan import rest
 
-from ironic.api import features, method
+from ironic.api import features, method, query
 from ironic.api.controllers.v1 import (
     answers,
     descriptor,
@@ -167,9 +167,7 @@ class MaintenanceController(_NodeSub):
     @api_method(status=202)
     def put(self, **params):
         reason = params.pop("reason", None)
-        if params:
-            raise exception.InvalidParameterValue(
-                err=f"Unknown query parameter(s): {', '.join(params)}")
+        query.refuse_unexpected(params, ())
         body = method.json_body() if _has_body() else {}
         api_utils.validate(MAINTENANCE, body, "maintenance request")
         # (a query parameter is one string: the API refuses repeated ones)

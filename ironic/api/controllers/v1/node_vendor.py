@@ -14,6 +14,7 @@ from pecan import rest
 
 from ironic import driver_registry
 from ironic.api import method
+from ironic.api import query as api_query
 from ironic.api.controllers.v1 import node_lookup
 from ironic.api.method import api_method, expose
 from ironic.common import exception, policy
@@ -27,10 +28,7 @@ def call_args(path_name: str | None) -> tuple[str, dict]:
     counts: pecan also hands body fields to the handler.
     """
     query = pecan.request.GET
-    unknown = set(query) - {"method"}
-    if unknown:
-        raise exception.InvalidParameterValue(
-            err=f"Unknown query parameter(s): {', '.join(sorted(unknown))}")
+    api_query.refuse_unexpected(query, ("method",))
     name = path_name or query.get("method")
     if not name:
         raise exception.MissingParameterValue(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pecan
 
-from ironic.api import features, method, schemas
+from ironic.api import features, method, query, schemas
 from ironic.api.controllers.v1 import node_sub
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
@@ -72,10 +72,7 @@ class VmediaController(node_sub._NodeSub):
     def get_all(self, **params):
         """The node's virtual drives, as its BMC reports them now: a JSON
         list of {"media_types", "inserted", "image"}."""
-        if params:
-            raise exception.InvalidParameterValue(
-                err=f"Unknown query parameter(s): "
-                    f"{', '.join(sorted(params))}")
+        query.refuse_unexpected(params, ())
         node = self._node("baremetal:node:vmedia:get")
         return rpcapi.get_api().get_virtual_media(method.context(), node)
 
@@ -96,10 +93,7 @@ class VmediaController(node_sub._NodeSub):
     @expose()
     @api_method(features.VMEDIA, status=204)
     def delete(self, **params):
-        unknown = set(params) - {"device_types"}
-        if unknown:
-            raise exception.InvalidParameterValue(
-                err=f"Unknown query parameter(s): {', '.join(unknown)}")
+        query.refuse_unexpected(params, ("device_types",))
         raw = params.get("device_types")
         if raw is None:
             raw = _body_device_types()

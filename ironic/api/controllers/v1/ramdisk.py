@@ -31,7 +31,7 @@ from urllib.parse import urlparse
 import pecan
 from pecan import rest
 
-from ironic.api import features, method, rest_routes, schemas
+from ironic.api import features, method, query, rest_routes, schemas
 from ironic.api.controllers.v1 import node_lookup, node_view
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
@@ -185,11 +185,7 @@ class LookupController(rest.RestController):
     @expose()
     @api_method(features.RAMDISK_LOOKUP)
     def get_all(self, **params):
-        unknown = set(params) - set(LOOKUP_QUERY)
-        if unknown:
-            raise exception.InvalidParameterValue(
-                err=f"Unknown query parameter(s): "
-                    f"{', '.join(sorted(unknown))}")
+        query.refuse_unexpected(params, LOOKUP_QUERY)
         policy.authorize("baremetal:driver:ipa_lookup", method.context())
         addresses, node_uuid = params.get("addresses"), \
             params.get("node_uuid") or None

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pecan import rest
 
-from ironic.api import features, method
+from ironic.api import features, method, query
 from ironic.api.method import api_method, expose
-from ironic.common import exception, policy
+from ironic.common import policy
 from ironic.objects import node_counts
 
 
@@ -15,9 +15,7 @@ class ShardsController(rest.RestController):
     @api_method(features.SHARDS)
     def get_all(self, **params):
         policy.authorize("baremetal:shards:get", method.context())
-        if params:
-            raise exception.InvalidParameterValue(
-                err=f"Unknown query parameter(s): {', '.join(params)}")
+        query.refuse_unexpected(params, ())
         # Unsharded nodes are reported under the name "None".
         return {"shards": [
             {"name": str(name), "count": count}

@@ -11,7 +11,7 @@ import jsonschema
 import pecan
 from oslo_utils import strutils
 
-from ironic.api import body, features, method
+from ironic.api import body, features, method, query
 from ironic.common import exception, utils
 from ironic.conf import CONF
 from ironic.objects.base import Body, Field
@@ -66,9 +66,7 @@ def parse_bool(value: str | bool | None, name: str) -> bool | None:
     try:
         return strutils.bool_from_string(value, strict=True)
     except ValueError as e:
-        raise exception.InvalidParameterValue(
-            err=f"Invalid value for {name}: {value!r}; expected a "
-                f"boolean.") from e
+        raise query.not_boolean(name, value) from e
 
 
 def parse_limit(limit: str | int | None) -> int:
@@ -78,17 +76,16 @@ def parse_limit(limit: str | int | None) -> int:
     try:
         value = int(limit)
     except (TypeError, ValueError) as e:
-        raise exception.InvalidParameterValue(
-            err=f"Invalid limit {limit!r}: expected an integer.") from e
+        raise query.expected("an integer", "limit", limit) from e
     if value <= 0:
         raise exception.InvalidParameterValue(
-            err="Limit must be positive.")
+            err="Limit must be positive")
     return min(value, max_limit)
 
 
 def parse_sort_dir(sort_dir: str | None) -> str:
     # Exactly "asc" or "desc": Ironic 39 refuses "DESC" too.
-    sort_dir = sort_dir or "asc"
+    sort_dir = query.single("sort_dir", sort_dir) or "asc"
     if sort_dir not in ("asc", "desc"):
         raise exception.InvalidParameterValue(
             err=f"Invalid sort direction: {sort_dir}. Acceptable values are "
@@ -153,7 +150,7 @@ def item_without_handler(controller: Any, ident: str) -> tuple:
 
 def check_marker(marker: str | None) -> str | None:
     if marker is not None and not _is_uuid(marker):
-        raise exception.InvalidUUID(uuid=marker)
+        raise query.expected("UUID", "marker", marker)
     return marker
 
 

@@ -46,7 +46,7 @@ def test_bios_settings(api_newest):
     for query in ("detail=true", "detail=false", "fields=name"):
         resp = api.get(f"/v1/nodes/b1/bios?{query}", version="1.73")
         assert resp.status_int == 400, query
-        assert "Unknown query parameter" in error_message(resp)
+        assert "Unexpected arguments" in error_message(resp)
     assert api.get("/v1/nodes/b1/bios/Nope").status_int == 404
     assert api.get("/v1/nodes/b1/bios", version="1.39").status_int == 404
 

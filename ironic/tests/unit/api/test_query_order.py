@@ -163,7 +163,7 @@ def test_an_unknown_marker_comes_before_what_the_query_means(
            "supported.")),
     # The form of the page and of the filters comes before the marker.
     ("/v1/ports?marker={ghost}&limit=0&node=n1&portgroup=pg1",
-     (400, "Limit must be positive.")),
+     (400, "Limit must be positive")),
     ("/v1/ports?marker={ghost}&sort_dir=up&sort_key=bogus",
      (400, "Invalid sort direction: up. Acceptable values are 'asc' or "
            "'desc'")),
