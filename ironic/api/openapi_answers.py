@@ -58,9 +58,11 @@ def _v1_index() -> Document:
     return Document.of({
         "id": Field(None, nullable=False, doc="Always v1."),
         "links": schemas.LINKS,
-        "media_types": list_field("The media types served.", {
-            "type": "object", "properties": {"base": {"type": "string"},
-                                             "type": {"type": "string"}}}),
+        "media_types": Field(None, type=OBJECT, nullable=False,
+                             doc="The media type served.",
+                             schema={"properties": {
+                                 "base": {"type": "string"},
+                                 "type": {"type": "string"}}}),
         "version": Field(None, type=OBJECT, nullable=False,
                          doc="The versions this service answers.",
                          schema={"properties": {
@@ -119,9 +121,15 @@ VIRTUAL_DRIVE = Document.of({
 })
 
 #: ``GET /v1/nodes/{node}/children``.
-CHILDREN = Document.of({"children": list_field(
-    "The UUIDs of the nodes whose parent it is.",
-    {"type": "string", "format": "uuid"})})
+CHILDREN = Document.of({
+    "children": list_field("The UUIDs of the nodes whose parent it is.",
+                           {"type": "string", "format": "uuid"}),
+    # One link object, not a list, as Ironic 39 answers.
+    "links": Field(None, type=OBJECT, nullable=False,
+                   doc="The node list filtered by this parent.",
+                   schema={"properties": {"href": {"type": "string"},
+                                          "rel": {"type": "string"}}}),
+})
 
 #: ``GET /v1/nodes/{node}/inventory``.
 INVENTORY = Document.of(INVENTORY_FIELDS)

@@ -58,6 +58,16 @@ def default_vendor_class(hw: interface_catalog.HardwareType
     return driver_registry.interface_class("vendor", name)
 
 
+def _driver_of_sub_resource(name: str) -> interface_catalog.HardwareType:
+    """The hardware type behind ``/v1/drivers/{name}/<sub-resource>``:
+    Ironic 39 words its 404 there unlike the driver's own GET."""
+    try:
+        return hash_ring.live_catalog().get(name)
+    except exception.DriverNotFound:
+        raise exception.NotFound(f"The driver '{name}' is unknown.") \
+            from None
+
+
 class DriverPassthruController(node_vendor.PassthruVerbs):
     """/v1/drivers/{name}/vendor_passthru: methods list (calls: RPC)."""
 
@@ -71,7 +81,7 @@ class DriverPassthruController(node_vendor.PassthruVerbs):
     def methods(self):
         policy.authorize("baremetal:driver:vendor_passthru",
                          method.context())
-        hw = hash_ring.live_catalog().get(self.driver_name)
+        hw = _driver_of_sub_resource(self.driver_name)
         routes = default_vendor_class(hw).driver_routes
         return {name: route.public(driver_level=True)
                 for name, (_attr, route) in sorted(routes.items())}
@@ -96,23 +106,22 @@ class RaidController(rest.RestController):
     @expose()
     # Like states/raid, this answered 406 to older versions (once
     # authorized).
-    @api_method(features.RAID, too_old=406, late=True,
-                too_old_message="RAID logical disk properties need API "
-                                "version 1.12 or newer.")
+    @api_method(features.RAID, too_old=406, late=True)
     def logical_disk_properties(self):
         policy.authorize(
             "baremetal:driver:get_raid_logical_disk_properties",
             method.context())
         method.check_bound()
-        hw = hash_ring.live_catalog().get(self.driver_name)
+        hw = _driver_of_sub_resource(self.driver_name)
         raid = hw.defaults.get("raid")
         # a RAIDInterface (the catalog names it by kind)
         iface: Any = driver_registry.interface_instance("raid", raid) \
             if raid else None
-        if iface is None or not iface.supported:
-            # RAID is optional hardware: "not supported" reads as absent.
+        if iface is None:
             raise exception.NotFound(
                 f"Driver {hw.name} does not support RAID configuration.")
+        # Even no-raid answers (the generic schema's properties), as in
+        # Ironic 39: what a disk may say does not depend on the interface.
         return iface.get_logical_disk_properties()
 
 
@@ -128,7 +137,7 @@ class DriverProperties(rest.RestController):
         list_query.check_params(params, ())
         policy.authorize("baremetal:driver:get_properties",
                          method.context())
-        hw = hash_ring.live_catalog().get(self.driver_name)
+        hw = _driver_of_sub_resource(self.driver_name)
         return driver_registry.properties_of(hw.defaults)
 
 

@@ -34,7 +34,13 @@ _RESOURCES = {
     "deploy_templates": features.DEPLOY_TEMPLATES,
     "runbooks": features.RUNBOOKS, "allocations": features.ALLOCATIONS,
     "shards": features.SHARDS, "inspection_rules": features.INSPECTION_RULES,
+    "continue_inspection": features.CONTINUE_INSPECTION,
 }
+
+# Ironic 39's document as clients see it: the describedby address with its
+# doubled slashes, and media_types one object (the api-ref shows a list).
+_DESCRIBED_BY = ("https://docs.openstack.org//ironic/latest/contributor/"
+                 "/webapi.html")
 
 def _links(url: str, name: str) -> list[dict]:
     return [{"href": f"{url}/v1/{name}/", "rel": "self"},
@@ -70,12 +76,11 @@ class V1Controller:
         doc = {
             "id": "v1",
             "links": [{"href": f"{url}/v1/", "rel": "self"},
-                      {"href": "https://docs.openstack.org/ironic/latest/"
-                               "contributor/webapi.html",
-                       "rel": "describedby", "type": "text/html"}],
-            "media_types": [{
+                      {"href": _DESCRIBED_BY, "rel": "describedby",
+                       "type": "text/html"}],
+            "media_types": {
                 "base": "application/json",
-                "type": "application/vnd.openstack.ironic.v1+json"}],
+                "type": "application/vnd.openstack.ironic.v1+json"},
             "version": {
                 "id": "v1",
                 "links": [{"href": f"{url}/v1/", "rel": "self"}],

@@ -353,9 +353,7 @@ class StatesController(node_sub.StatesController):
     @expose()
     # Unlike most newer endpoints, this one answered 406 (not 404) to
     # older versions from the start, once the node is found.
-    @api_method(features.RAID, status=204, too_old=406, late=True,
-                too_old_message="Setting the target RAID configuration "
-                                "needs API version 1.12 or newer.")
+    @api_method(features.RAID, status=204, too_old=406, late=True)
     def put_raid(self):
         node = self._node("baremetal:node:set_raid_state")
         method.check_bound()

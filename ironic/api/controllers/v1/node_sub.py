@@ -203,7 +203,12 @@ class ChildrenController(_NodeSub):
         list_query.parse_list(CHILDREN_SPEC,
                               descriptor.Query(params, method.version()))
         node = self._node("baremetal:node:list")
-        return {"children": node.child_uuids()}
+        # Ironic 39 adds one link object (not a list) to the node list
+        # that holds the same children.
+        return {"children": node.child_uuids(),
+                "links": {"href": f"{method.public_url()}/v1/nodes"
+                                  f"?parent_node={node.uuid}",
+                          "rel": "children"}}
 
 
 SUBCONTROLLERS = {

@@ -101,8 +101,8 @@ def test_bounds_checked_once_the_node_is_found(env):
     uuid = _node(api)
     config = {"logical_disks": [ROOT_DISK]}
     resp = api.put(f"/v1/nodes/{uuid}/states/raid", config, version="1.11")
-    assert error_message(resp) == ("Setting the target RAID configuration "
-                                   "needs API version 1.12 or newer.")
+    assert resp.status_int == 406
+    assert error_message(resp) == "Request not acceptable."
     assert api.put("/v1/nodes/nope/states/raid", config,
                    version="1.11").status_int == 404
     assert api.get(f"/v1/nodes/{uuid}/traits",

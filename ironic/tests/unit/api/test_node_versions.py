@@ -375,7 +375,11 @@ def test_children_hidden_and_listed(api_newest):
     by_parent = api.get("/v1/nodes?parent_node=parent").json["nodes"]
     assert [n["uuid"] for n in by_parent] == [child["uuid"]]
     doc = api.get(f"/v1/nodes/{parent['uuid']}/children").json
-    assert doc == {"children": [child["uuid"]]}
+    assert doc["children"] == [child["uuid"]]
+    # As Ironic 39: one link object to the node list of the same children.
+    assert doc["links"] == {
+        "href": f"http://localhost/v1/nodes?parent_node={parent['uuid']}",
+        "rel": "children"}
     resp = api.get(f"/v1/nodes/{parent['uuid']}/children", version="1.82")
     assert resp.status_int == 404
 

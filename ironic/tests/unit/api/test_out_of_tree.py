@@ -60,7 +60,7 @@ def test_usable_on_a_node(oot_api):
     task = types.SimpleNamespace(node=node)
     driver_registry.build_driver_for_task(task)
     report = driver_registry.validate_driver_interfaces(task)
-    assert report["power"] == {"result": True, "reason": None}
+    assert report["power"] == {"result": True}
     task.driver.power.set_power_state(task, "power on")
     assert task.driver.power.get_power_state(task) == "power on"
     node.driver_info = {}

@@ -258,6 +258,23 @@ def test_v1_document_links_the_ramdisk_endpoints(env):
     assert doc["lookup"][0]["href"].endswith("/v1/lookup/")
     assert doc["heartbeat"][0]["href"].endswith("/v1/heartbeat/")
     assert "lookup" not in env.get("/v1/", version="1.21").json
+    # continue_inspection is listed from its version, as Ironic 39 does.
+    doc = env.get("/v1/", version="1.84").json
+    assert doc["continue_inspection"][0]["href"].endswith(
+        "/v1/continue_inspection/")
+    assert "continue_inspection" not in env.get("/v1/",
+                                                version="1.83").json
+
+
+def test_v1_document_has_ironic_39s_media_types_and_docs_link(env):
+    doc = env.get("/v1/", version="1.1").json
+    assert doc["media_types"] == {
+        "base": "application/json",
+        "type": "application/vnd.openstack.ironic.v1+json"}
+    assert doc["links"][1] == {
+        "href": "https://docs.openstack.org//ironic/latest/contributor/"
+                "/webapi.html",
+        "rel": "describedby", "type": "text/html"}
 
 
 # -- heartbeat -----------------------------------------------------------
