@@ -74,7 +74,9 @@ HISTORY_SPEC = descriptor.Spec(
     api_fields={name: _HISTORY_SINCE.get(name, _ALWAYS)
                 for name in _HISTORY_FIELDS},
     default_fields=_HISTORY_DEFAULT, always_shown=(),
-    params=descriptor.COMMON_PARAMS, detail_param=_ALWAYS,
+    # No ``fields``: Ironic 39 refuses it here ("Unexpected arguments").
+    params=("detail", "limit", "marker", "sort_key", "sort_dir"),
+    detail_param=_ALWAYS,
     detail_action=False, item_params=(),
     refuse_show_params=_arguments_refusal)
 
@@ -141,7 +143,7 @@ class HistoryController(node_sub._NodeSub):
         args = list_query.parse_list(
             HISTORY_SPEC, descriptor.Query(params, method.version()))
         # Without detail, the reference shortens long events.
-        short = "fields" not in params and not args.detail
+        short = not args.detail
         node = self._node("baremetal:node:history:get")
         events = node_records.history(
             node.id, limit=args.limit, marker=args.marker,
