@@ -113,6 +113,7 @@ def _update(rule: InspectionRule, patch: list, ver: int) -> InspectionRule:
 
 SPEC = descriptor.Spec(
     singular="inspection rule", collection="inspection_rules",
+    body_title=None,
     obj_cls=InspectionRule, lookup_before_fields=True, uuid_marker=False,
     api_fields={"links": features.INSPECTION_RULES},
     default_fields=("uuid", "description", "priority", "phase", "links"),
