@@ -114,7 +114,7 @@ def validate_rule(doc: Any, built_in: bool = False) -> dict[str, Any]:
     if doc.get("uuid") is not None:
         if not utils.is_uuid_like(doc["uuid"]):
             raise exception.InvalidInspectionRule(
-                reason=f"Expected a UUID but received {doc['uuid']}.")
+                reason=f"Expected UUID for uuid: {doc['uuid']}")
         rule["uuid"] = utils.normalize_uuid(doc["uuid"])
     errors = _priority(rule["priority"], built_in)
     if rule["phase"] not in PHASES:

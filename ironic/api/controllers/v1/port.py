@@ -29,7 +29,7 @@ FIELDS: dict[str, Field] = {
     **Port.fields,
     "node_uuid": schemas.reference("The node it belongs to.",
                                    nullable=False),
-    "node_name": Field(94, nullable=False,
+    "node_ident": Field(94, nullable=False,
                        doc="The node it belongs to, by name (create)."),
     "portgroup_uuid": schemas.reference("The port group it is a member of."),
 }
@@ -42,7 +42,7 @@ _LISTED = schemas.listed(
     late=("name", "description", "vendor", "category",
           "available_for_dynamic_portgroup"))
 _PORT_SCHEMA: dict[str, Any] = schemas.body(
-    FIELDS, _CREATABLE | {"node_name"}, required=["address"])
+    FIELDS, _CREATABLE | {"node_ident"}, required=["address"])
 
 # Keys of local_link_connection -> the feature that accepts each.
 _LLC_KEYS = {
@@ -109,9 +109,9 @@ _ONE_NODE = {"oneOf": [{"required": ["node_ident"]},
 
 
 def _node_ref(doc: dict, ver: int, patching: bool) -> resource.NodeRef:
-    if doc.get("node_name") is not None:
+    if doc.get("node_ident") is not None:
         return resource.node_for_body(
-            doc["node_name"],
+            doc["node_ident"],
             allow_name=features.PORT_NODE_NAME.available(ver))
     if doc.get("node_uuid") is None:
         api_utils.validate(_ONE_NODE, doc, "port")
@@ -171,7 +171,7 @@ def _validate(doc: dict, ver: int, port_id: int | None = None,
     api_utils.validate(_PORT_SCHEMA, doc,
                        "port" if changed is None else "patch")
     values = {k: v for k, v in doc.items()
-              if k not in ("node_uuid", "node_name", "portgroup_uuid")}
+              if k not in ("node_uuid", "node_ident", "portgroup_uuid")}
     values["address"] = resource.normalize_mac(doc["address"])
     if doc.get("uuid") is not None:
         if not utils.is_uuid_like(doc["uuid"]):
@@ -312,7 +312,7 @@ def _list_scope(q: descriptor.Query) -> descriptor.Criteria:
 def _create(body: dict, ver: int) -> resource.Created:
     names = dict(body)
     if features.PORT_NODE_NAME.available(ver):
-        names.pop("node_name", None)
+        names.pop("node_ident", None)
     resource.check_body(SPEC, names, _CREATABLE, ver, _PORT_SCHEMA)
     values, node = _validate(body, ver)
     port = Port(**values)

@@ -326,21 +326,22 @@ def _check_arguments(body: Body, doc: Any) -> None:
 def _validate_body(body: Body, doc: Any, what: str | None) -> None:
     if body.arguments:
         _check_arguments(body, doc)
+    # Of several faults the one jsonschema ranks first is named (of sibling
+    # items, the last), as the reference names it; the checks no schema
+    # says run on a body the schema took.
     e = _first_error(body.schema, doc)
-    path = list(e.absolute_path) if e is not None else []
-    field = body.fields.get(path[0]) if path else None
-    if e is not None and (field is None or field.items is None
-                          or len(path) == 1):
-        # The body's members, or one member's value as a whole.
-        raise _refused(e, what, field.invalid if field else body.invalid)
-    # Left: typed items (refused ones are named in their order, each
-    # after the items before it passed their checks) and the checks.
+    if e is not None:
+        path = list(e.absolute_path)
+        if not path:
+            message = body.invalid
+        else:
+            field = body.fields.get(path[0]) if len(path) == 1 else None
+            message = field.invalid if field is not None else None
+        raise _refused(e, what, message)
     for name, field in body.fields.items():
         if name in doc and (field.items or field.check):
             _check(field, body.schema["properties"][name], doc[name],
                    what)
-    if e is not None:
-        raise _refused(e, what)
 
 
 def _check(field: Field, schema: dict, value: Any, what: str | None
@@ -396,11 +397,12 @@ PATCH_SCHEMA = {
 
 def apply_patch(doc: dict, patch: Sequence[dict], *,
                 read_only: Iterable[str], required: Iterable[str] = (),
-                allowed_roots: Iterable[str],
+                allowed_roots: Iterable[str] | None,
                 listed: Sequence[str] | None = None) -> dict:
     """Apply an RFC 6902 patch to ``doc`` as one unit.
 
-    Only add/replace/remove, only on ``allowed_roots``; required fields
+    Only add/replace/remove, only on ``allowed_roots`` (None: any path
+    jsonpatch can apply); required fields
     may not be removed. A refused path is answered with the names a patch
     may change, ``listed`` in the reference's order (sorted if not given);
     a refused operation is quoted alone. The result is returned for
@@ -408,12 +410,12 @@ def apply_patch(doc: dict, patch: Sequence[dict], *,
     """
     validate(PATCH_SCHEMA, patch, "patch")
     required = set(required)
-    allowed_roots = set(allowed_roots) - set(read_only)
-    shown = ", ".join(listed if listed is not None
-                      else sorted(allowed_roots))
+    roots = None if allowed_roots is None else \
+        set(allowed_roots) - set(read_only)
+    shown = ", ".join(listed if listed is not None else sorted(roots or ()))
     for op in patch:
         root = op["path"].split("/")[1]
-        if root not in allowed_roots:
+        if roots is not None and root not in roots:
             raise exception.InvalidParameterValue(
                 err=f"Cannot patch {op['path']}. Only the following can be "
                     f"updated: {shown}")
