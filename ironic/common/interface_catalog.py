@@ -77,7 +77,7 @@ class Catalog:
         if name not in self._all_names(kind):
             raise exception.InterfaceNotFoundInEntrypoint(
                 interface_type=kind, iface=name,
-                valid=str(self._all_names(kind)))
+                valid=str(sorted(self._all_names(kind))))
         raise exception.IncompatibleInterface(
             interface_type=kind, iface=name, hardware_type=hw.name,
             valid=", ".join(hw.enabled.get(kind, ())) or "none")

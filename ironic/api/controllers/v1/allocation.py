@@ -143,8 +143,7 @@ def _candidate_uuids(idents: list[str]) -> list[str]:
     missing = [i for i in normalized if i not in found]
     if missing:
         raise exception.InvalidParameterValue(
-            err=f"Candidate node(s) {', '.join(missing)} could not be "
-                f"found.")
+            err=f"Nodes cannot be found: {', '.join(missing)}")
     return list(dict.fromkeys(found[i] for i in normalized))
 
 
@@ -201,7 +200,7 @@ def validate_create(body: dict, ver: int) -> dict:
     if not values.get("node") and not values.get("resource_class"):
         raise exception.InvalidParameterValue(
             err="The resource_class field is mandatory when not "
-                "backfilling.")
+                "backfilling")
     _set_owner(values)
     return values
 

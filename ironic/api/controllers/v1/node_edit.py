@@ -107,8 +107,8 @@ def _check_reasons(values: dict) -> None:
     for flag in ("protected", "retired"):
         if values.get(f"{flag}_reason") and not values.get(flag):
             raise exception.InvalidParameterValue(
-                err=f"Cannot set a {flag}_reason on a node that is not "
-                    f"{flag}.")
+                err=f"The {flag}_reason field can only be set when {flag} "
+                    f"is True")
 
 
 def _validate_values(doc: dict, ver: int, current_uuid: str | None = None

@@ -120,13 +120,16 @@ def _node_ref(doc: dict, ver: int, patching: bool) -> resource.NodeRef:
     return resource.node_for_body(doc["node_uuid"], allow_name=False)
 
 
-def _portgroup_ref(pg_uuid: str | None, node_id: int) -> Portgroup | None:
+def _portgroup_ref(pg_uuid: str | None, node_id: int, patching: bool
+                   ) -> Portgroup | None:
     if pg_uuid is None:
         return None
+    if not utils.is_uuid_like(pg_uuid) and not patching:
+        raise api_utils.expected("UUID", "portgroup_uuid", pg_uuid)
     try:
         if not utils.is_uuid_like(pg_uuid):
-            # Looked up as a UUID only, as the reference does: any other
-            # value names no port group.
+            # A patch's value is looked up as a UUID only, as the
+            # reference does: any other names no port group.
             raise exception.PortgroupNotFound(portgroup=pg_uuid)
         pg = Portgroup.get(pg_uuid)
     except exception.PortgroupNotFound as e:
@@ -195,7 +198,8 @@ def _validate(doc: dict, ver: int, port_id: int | None = None,
     _check_llc(values["local_link_connection"], llc_ver,
                values["is_smartnic"])
     _check_name(values.get("name"))
-    pg = _portgroup_ref(doc.get("portgroup_uuid"), values["node_id"])
+    pg = _portgroup_ref(doc.get("portgroup_uuid"), values["node_id"],
+                        patching=changed is not None)
     values["portgroup_id"] = pg.id if pg else None
     if pg is not None:
         _check_membership(pg, values, port_id)

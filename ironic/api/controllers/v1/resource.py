@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable, NamedTuple
 
+from oslo_utils import strutils
+
 from ironic.api import features, method
 from ironic.api.controllers.v1 import collection
 from ironic.api.controllers.v1 import utils as api_utils
@@ -56,12 +58,10 @@ def as_bool(value: Any, name: str) -> bool:
     """A boolean body value; like the reference, 'true'/'false' strings too."""
     if isinstance(value, bool):
         return value
-    parsed = api_utils.parse_bool(value, name) if isinstance(value, str) \
-        else None
-    if parsed is None:
-        raise exception.InvalidParameterValue(
-            err=f"Invalid value for {name}: {value!r}; expected a boolean.")
-    return parsed
+    try:
+        return strutils.bool_from_string(value, strict=True)
+    except ValueError:
+        raise api_utils.unrecognized_bool(name, value) from None
 
 
 def normalize_mac(value: Any, what: str = "address") -> str:

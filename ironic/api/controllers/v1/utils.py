@@ -250,6 +250,14 @@ _BOOL_WORDS = ", ".join(repr(w) for w in sorted(
     strutils.TRUE_STRINGS + strutils.FALSE_STRINGS))
 
 
+def unrecognized_bool(name: str, value: Any
+                      ) -> exception.InvalidParameterValue:
+    """400 for a value the reference does not read as a boolean."""
+    return exception.InvalidParameterValue(
+        err=f"Invalid {name}: Unrecognized value {str(value)!r}, "
+            f"acceptable values are: {_BOOL_WORDS}")
+
+
 def _argument_refused(name: str, field: Field, schema: dict, value: Any,
                       optional: bool
                       ) -> exception.InvalidParameterValue | None:
@@ -257,11 +265,8 @@ def _argument_refused(name: str, field: Field, schema: dict, value: Any,
     (the value's own schema then speaks); ``optional``: it may be left
     out (so the reference takes None too)."""
     if field.type == BOOLEAN:
-        if isinstance(value, bool):
-            return None
-        return exception.InvalidParameterValue(
-            err=f"Invalid {name}: Unrecognized value {str(value)!r}, "
-                f"acceptable values are: {_BOOL_WORDS}")
+        return None if isinstance(value, bool) else \
+            unrecognized_bool(name, value)
     if field.type in (STRING, UUID, INTEGER):
         if _first_error({"type": schema.get("type", "string")},
                         value) is None:
@@ -386,7 +391,8 @@ PATCH_SCHEMA = {
         "properties": {
             "op": {"type": "string",
                    "enum": ["add", "replace", "remove"]},
-            "path": {"type": "string", "pattern": "^/[^/]"},
+            # The reference's form of a path (a refusal quotes it).
+            "path": {"type": "string", "pattern": r"^(/[\w-]+)+$"},
             "value": {},
         },
         "required": ["op", "path"],
@@ -402,7 +408,7 @@ def apply_patch(doc: dict, patch: Sequence[dict], *,
     """Apply an RFC 6902 patch to ``doc`` as one unit.
 
     Only add/replace/remove, only on ``allowed_roots`` (None: any path
-    jsonpatch can apply); required fields
+    jsonpatch can apply); ``required`` fields
     may not be removed. A refused path is answered with the names a patch
     may change, ``listed`` in the reference's order (sorted if not given);
     a refused operation is quoted alone. The result is returned for
@@ -419,11 +425,6 @@ def apply_patch(doc: dict, patch: Sequence[dict], *,
             raise exception.InvalidParameterValue(
                 err=f"Cannot patch {op['path']}. Only the following can be "
                     f"updated: {shown}")
-        if op["op"] == "remove" and op["path"] == f"/{root}" and \
-                root in required:
-            raise exception.PatchError(
-                patch=op, reason=f"'{op['path']}' is a mandatory attribute "
-                                 f"and can not be removed")
     result = doc
     for op in patch:
         try:
@@ -433,10 +434,11 @@ def apply_patch(doc: dict, patch: Sequence[dict], *,
                 TypeError) as e:
             raise exception.PatchError(patch=op, reason=str(e)) from e
     for name in required:
-        if result.get(name) is None:
-            raise exception.PatchError(
-                patch=patch, reason=f"'/{name}' is a mandatory attribute "
-                                    f"and can not be removed")
+        # A null is left to the document's schema ("None is not of type").
+        if name not in result:
+            raise exception.InvalidParameterValue(
+                err=f"Schema error for patch: '{name}' is a required "
+                    f"property")
     limit = CONF.api.max_json_body_depth
     if body.depth_exceeds(result, limit):
         # Patches adding under ever deeper paths would otherwise grow a

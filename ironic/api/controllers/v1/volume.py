@@ -70,6 +70,8 @@ def _row(obj) -> dict:
 
 
 def _node_id(ident: str) -> int:
+    if not utils.is_uuid_like(ident):
+        raise api_utils.expected("UUID", "node_uuid", ident)
     try:
         return node_lookup.get_node(ident).id
     except exception.NodeNotFound as e:

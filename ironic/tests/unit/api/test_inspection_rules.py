@@ -156,7 +156,8 @@ def test_patch(api):
     ([{"op": "add", "path": "/bogus", "value": 1}], 400,
      "^Adding a new attribute \\(/bogus\\) to the root of the resource "
      "is not allowed$"),
-    ([{"op": "remove", "path": "/actions"}], 400, "mandatory attribute"),
+    ([{"op": "remove", "path": "/actions"}], 400,
+     "^Schema error for patch: 'actions' is a required property$"),
     ([{"op": "replace", "path": "/actions", "value": []}], 400,
      "non-empty"),
     ([{"op": "replace", "path": "/priority", "value": 10000}], 400,
