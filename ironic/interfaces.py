@@ -19,9 +19,10 @@ TYPES = (
 #: A node cannot be driven without these; the others may be "no-*".
 CORE_TYPES = ("boot", "deploy", "management", "power")
 
-#: The kinds whose steps a deploy template or a runbook may name.
-STEP_TYPES = ("bios", "deploy", "firmware", "management", "network",
-              "power", "raid", "storage")
+#: The kinds whose steps a deploy template or a runbook may name, in the
+#: order the reference lists them when it refuses another.
+STEP_TYPES = ("vendor", "power", "management", "firmware", "deploy",
+              "bios", "raid")
 
 #: {kind: the node field (and column) naming the interface of that kind}
 FIELDS = {kind: f"{kind}_interface" for kind in TYPES}

@@ -61,8 +61,18 @@ def context() -> RequestContext:
     return _current.environ[auth_mw.ENV_KEY]
 
 
-def json_body(expect: type = dict) -> Any:
-    """The request's JSON document, checked (see ``ironic.api.body``)."""
+#: ``json_body``'s ``what`` when the caller names no document.
+_UNNAMED = "\0"
+
+
+def json_body(expect: type = dict, *, what: str | None = _UNNAMED,
+              arguments: bool = False) -> Any:
+    """The request's JSON document, checked (see ``ironic.api.body``).
+
+    A document of another kind than ``expect`` is refused as the
+    reference's schema refuses it, naming the document ``what`` (None: no
+    name); ``arguments``: the body holds an action's arguments, and one
+    that is no object holds none (``{}``), as the reference reads it."""
     environ = _current.environ
     limit = request_limits.body_limit(environ.get("PATH_INFO", ""))
     # The body as the limits middleware read it; else (an application
@@ -78,8 +88,15 @@ def json_body(expect: type = dict) -> Any:
     if not raw.strip():
         raise exception.InvalidParameterValue(err="Request body is empty.")
     doc = body.parse(raw, CONF.api.max_json_body_depth)
+    if arguments and not isinstance(doc, dict):
+        return {}
     if not isinstance(doc, expect):
-        raise exception.InvalidParameterValue(err=_wrong_kind(expect))
+        if what == _UNNAMED:
+            raise exception.InvalidParameterValue(err=_wrong_kind(expect))
+        kind = "array" if expect is list else "object"
+        prefix = f"Schema error for {what}" if what else "Schema error"
+        raise exception.InvalidParameterValue(
+            err=f"{prefix}: {doc!r} is not of type {kind!r}")
     return doc
 
 

@@ -51,14 +51,17 @@ def body(fields: Fields, names: Iterable[str] | None = None, *,
     """The schema of a request body giving ``names`` (every field a create
     may give, unless told); ``closed``: no other member allowed."""
     wanted = creatable(fields) if names is None else set(names)
+    # The keyword order is behaviour: of two faults of the body itself the
+    # first found is reported, a missing member before an unknown one, as
+    # the reference reports them.
     schema: dict[str, Any] = {
         "type": "object",
         "properties": {name: f.body_schema() for name, f in fields.items()
                        if name in wanted},
-        "additionalProperties": not closed,
     }
     if required:
         schema["required"] = list(required)
+    schema["additionalProperties"] = not closed
     return schema
 
 
@@ -77,3 +80,11 @@ def collection(key: str, item_schema: dict[str, Any]) -> dict[str, Any]:
     return {"type": "object", "required": [key], "properties": {
         key: {"type": "array", "items": item_schema},
         "next": {"type": "string"}}}
+
+
+def listed(names: Iterable[str], late: Iterable[str] = ()) -> list[str]:
+    """``names`` in the order the reference lists a resource's patchable
+    fields when it refuses a path: sorted, then the ``late`` ones (the
+    fields it added since) in the order given."""
+    late = [name for name in late if name in set(names)]
+    return sorted(set(names) - set(late)) + late

@@ -169,8 +169,9 @@ class NoValidDefaultForInterface(Invalid):
 class NoValidHostForDriver(Invalid):
     # The client can list the drivers, so an unserved one is its mistake.
     _msg_fmt = ("No valid host was found. Reason: No conductor service "
-                "registered which supports driver %(driver)s. Available "
-                "hardware types: %(available)s.")
+                "registered which supports driver %(driver)s for conductor "
+                "group \"%(group)s\". Ensure the driver is valid and "
+                "enabled.")
 
 
 class VendorPassthruException(Invalid):

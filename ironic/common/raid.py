@@ -102,10 +102,8 @@ def validate_configuration(config: Any,
         jsonschema.Draft202012Validator(schema)
     error = jsonschema.exceptions.best_match(validator.iter_errors(config))
     if error is not None:
-        where = "/".join(str(p) for p in error.absolute_path)
         raise exception.InvalidParameterValue(
-            err=f"Invalid RAID configuration"
-                f"{f' at {where!r}' if where else ''}: {error.message}")
+            err=f"RAID config validation error: {error.message}")
     roots = [d for d in config["logical_disks"] if d.get("is_root_volume")]
     if len(roots) > 1:
         raise exception.InvalidParameterValue(

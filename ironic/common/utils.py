@@ -3,6 +3,9 @@
 import ipaddress
 import re
 import uuid
+from typing import Any
+
+import jsonschema
 
 from ironic.conf import CONF
 
@@ -74,3 +77,17 @@ def ramdisk_api_url() -> str:
         host = f"[{host}]"
     scheme = "https" if CONF.api.enable_ssl_api else "http"
     return f"{scheme}://{host}:{CONF.api.port}"
+
+
+def schema_refusal(error: Any) -> str:
+    """A jsonschema error in the reference's words: its message and, when
+    that only says no alternative fitted, the refusal deepest under it
+    that jsonschema ranks first ("Possible root cause: ...")."""
+    reason = error.message
+    cause = None
+    while error.context:
+        error = jsonschema.exceptions.best_match(error.context)
+        cause = error.message
+    if cause is not None:
+        reason = f"{reason}. Possible root cause: {cause}"
+    return reason

@@ -75,11 +75,8 @@ def _schema_errors(doc: Any, built_in: bool) -> None:
     error = jsonschema.exceptions.best_match(
         _VALIDATORS[built_in].iter_errors(doc))
     if error is not None:
-        where = "/".join(str(p) for p in error.absolute_path)
-        prefix = "Invalid inspection rule" + (
-            f" field '{where}'" if where else "")
         raise exception.InvalidInspectionRule(
-            reason=f"{prefix}: {error.message}")
+            reason=f"Schema error: {utils.schema_refusal(error)}")
 
 
 def _step(step: dict, kind: str, index: int, errors: list[str]) -> dict:
@@ -117,7 +114,7 @@ def validate_rule(doc: Any, built_in: bool = False) -> dict[str, Any]:
     if doc.get("uuid") is not None:
         if not utils.is_uuid_like(doc["uuid"]):
             raise exception.InvalidInspectionRule(
-                reason=f"Expected a UUID but received {doc['uuid']}.")
+                reason=f"Expected UUID for uuid: {doc['uuid']}")
         rule["uuid"] = utils.normalize_uuid(doc["uuid"])
     errors = _priority(rule["priority"], built_in)
     if rule["phase"] not in PHASES:

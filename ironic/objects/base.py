@@ -157,6 +157,11 @@ class Body:
     invalid: str | None = None
     #: Whether a request may send no body at all (read as ``{}``).
     optional: bool = False
+    #: The members are a call's arguments (an action's body): refused as
+    #: the reference refuses arguments (an unexpected one, a missing one,
+    #: one of the wrong type, in the order of ``fields``), not with the
+    #: schema's words.
+    arguments: bool = False
 
     @functools.cached_property
     def schema(self) -> dict[str, Any]:

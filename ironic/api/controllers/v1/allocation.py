@@ -51,6 +51,7 @@ FIELDS: dict[str, Field] = {
 }
 SCHEMA: dict[str, Any] = schemas.body(FIELDS)
 _PATCHABLE = schemas.patchable(FIELDS)
+_LISTED = schemas.listed(_PATCHABLE, late=("extra",))
 #: What a patched allocation's editable fields must be (from 1.57).
 _PATCH_SCHEMA: dict[str, Any] = schemas.body(FIELDS, _PATCHABLE,
                                              closed=False)
@@ -126,7 +127,7 @@ def _check_name(name: str | None) -> None:
 
 def _check_traits(traits: list[str]) -> None:
     for trait in traits:
-        node_sub.validate_trait(trait)
+        node_sub.validate_trait(trait, None)
     if len(set(traits)) > node_sub.TRAIT_LIMIT:
         raise exception.InvalidParameterValue(
             err=f"An allocation can request at most "
@@ -142,8 +143,7 @@ def _candidate_uuids(idents: list[str]) -> list[str]:
     missing = [i for i in normalized if i not in found]
     if missing:
         raise exception.InvalidParameterValue(
-            err=f"Candidate node(s) {', '.join(missing)} could not be "
-                f"found.")
+            err=f"Nodes cannot be found: {', '.join(missing)}")
     return list(dict.fromkeys(found[i] for i in normalized))
 
 
@@ -184,12 +184,12 @@ def validate_create(body: dict, ver: int) -> dict:
         raise exception.NotAcceptable(
             f"The field 'node' needs API version "
             f"{features.ALLOCATION_BACKFILL.version} or newer.")
-    api_utils.validate(SCHEMA, body, "allocation")
+    api_utils.validate(SCHEMA, body, None)
     values = {k: v for k, v in body.items() if v is not None}
     _check_name(values.get("name"))
     if "uuid" in values:
         if not utils.is_uuid_like(values["uuid"]):
-            raise exception.InvalidUUID(uuid=values["uuid"])
+            raise api_utils.expected("UUID", "uuid", values["uuid"])
         values["uuid"] = utils.normalize_uuid(values["uuid"])
     values["traits"] = list(dict.fromkeys(values.get("traits") or []))
     _check_traits(values["traits"])
@@ -200,7 +200,7 @@ def validate_create(body: dict, ver: int) -> dict:
     if not values.get("node") and not values.get("resource_class"):
         raise exception.InvalidParameterValue(
             err="The resource_class field is mandatory when not "
-                "backfilling.")
+                "backfilling")
     _set_owner(values)
     return values
 
@@ -290,8 +290,8 @@ def _update(alloc: Allocation, patch: list, ver: int) -> Allocation:
     current = {name: getattr(alloc, name) for name in _PATCHABLE}
     patched = api_utils.apply_patch(
         current, patch, read_only=set(SPEC.visible(ver)) - set(current),
-        allowed_roots=set(current))
-    api_utils.validate(_PATCH_SCHEMA, patched, "allocation")
+        allowed_roots=set(current), listed=_LISTED)
+    api_utils.validate(_PATCH_SCHEMA, patched, "patch")
     _check_name(patched.get("name"))
     changes = {"name": patched.get("name"),
                "extra": patched.get("extra") or {}}
@@ -305,6 +305,7 @@ def _update(alloc: Allocation, patch: list, ver: int) -> Allocation:
 
 SPEC = descriptor.Spec(
     singular="allocation", collection="allocations", obj_cls=None,
+    body_title=None,
     api_fields=_FIELDS, default_fields=None,
     bounds=descriptor.Bounds(
         features.ALLOCATIONS, too_old_message=_TOO_OLD, write_too_old=405,

@@ -22,14 +22,16 @@ from ironic.objects.chassis import Chassis
 _CREATABLE = schemas.creatable(Chassis.fields)
 _PATCHABLE = schemas.patchable(Chassis.fields)
 _CHASSIS_SCHEMA: dict[str, Any] = schemas.body(Chassis.fields)
+_LISTED = schemas.listed({*_PATCHABLE, "uuid"},
+                         late=("uuid", "extra", "description"))
 
 
-def _validate(doc: dict) -> dict:
-    api_utils.validate(_CHASSIS_SCHEMA, doc, "chassis")
+def _validate(doc: dict, what: str = "chassis") -> dict:
+    api_utils.validate(_CHASSIS_SCHEMA, doc, what)
     values = dict(doc)
     if doc.get("uuid") is not None:
         if not utils.is_uuid_like(doc["uuid"]):
-            raise exception.InvalidUUID(uuid=doc["uuid"])
+            raise api_utils.expected("UUID", "uuid", doc["uuid"])
         values["uuid"] = utils.normalize_uuid(doc["uuid"])
     if values.get("extra") is None:
         values["extra"] = {}
@@ -81,16 +83,24 @@ class ChassisNodesController(rest.RestController):
 
 
 def _create(body: dict, ver: int) -> Chassis:
-    resource.check_body(SPEC, body, _CREATABLE, ver)
+    resource.check_body(SPEC, body, _CREATABLE, ver, _CHASSIS_SCHEMA)
     chassis = Chassis(**_validate(body))
     chassis.create()
     return chassis
 
 
 def _update(chassis: Chassis, patch: list, ver: int) -> Chassis:
+    # The reference takes a patch of the uuid (and lists it first), to
+    # refuse it once it is a UUID other than the chassis' own.
     doc, changed = resource.patch_values(
-        SPEC, chassis, patch, ver=ver, patchable=_PATCHABLE, required=())
-    return resource.save_changed(SPEC, chassis, changed, _validate(doc))
+        SPEC, chassis, patch, ver=ver, patchable={*_PATCHABLE, "uuid"},
+        required=(), listed=_LISTED)
+    values = _validate(doc, "patch")
+    if values.pop("uuid", chassis.uuid) != chassis.uuid:
+        raise exception.InvalidParameterValue(
+            err="Cannot overwrite UUID for an existing Chassis.")
+    changed.discard("uuid")
+    return resource.save_changed(SPEC, chassis, changed, values)
 
 
 def _delete(chassis: Chassis) -> None:

@@ -231,7 +231,8 @@ class CollectionController(rest.RestController):
 
     def _post(self):
         self._check_verb("create")
-        obj = self.spec.create(method.json_body(), method.version())
+        obj = self.spec.create(method.json_body(what=self.spec.body_name()),
+                               method.version())
         pecan.response.location = (f"{method.public_url()}/v1/"
                                    f"{self.spec.collection}/{obj.uuid}")
         if self.spec.shown is not None:
@@ -240,7 +241,7 @@ class CollectionController(rest.RestController):
 
     def _patch(self, ident):
         self._check_verb("update")
-        patch = method.json_body(list)
+        patch = method.json_body(list, what="patch")
         obj = self.spec.item(ident, "update")
         return show(self.spec, self.spec.update(obj, patch,
                                                 method.version()))

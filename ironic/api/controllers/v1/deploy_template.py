@@ -26,9 +26,9 @@ SCHEMA = schemas.body(records.DEPLOY_TEMPLATE_FIELDS,
                       required=["name", "steps"])
 
 
-def _validate(doc: dict) -> dict:
-    api_utils.validate(SCHEMA, doc, "deploy template")
-    node_sub.validate_trait(doc["name"])
+def _validate(doc: dict, what: str = "template") -> dict:
+    api_utils.validate(SCHEMA, doc, what)
+    node_sub.validate_trait(doc["name"], what)
     step_records.check_unique(
         ((s["interface"], s["step"]) for s in doc["steps"]),
         lambda key: f"Duplicate deploy step {key[0]}.{key[1]} in template "
@@ -38,12 +38,14 @@ def _validate(doc: dict) -> dict:
 
 def _update(obj: Any, patch: list, ver: int) -> Any:
     values = _validate(step_records.patched(obj, patch,
-                                            ("name", "steps", "extra")))
+                                            ("name", "steps", "extra")),
+                       "patch")
     return step_records.save_changes(DEPLOY_TEMPLATES, obj, values)
 
 
 SPEC = descriptor.Spec(
     singular="deploy template", collection="deploy_templates",
+    body_title="template",
     api_fields={name: features.DEPLOY_TEMPLATES for name in _FIELDS},
     default_fields=("uuid", "name", "links"),
     bounds=descriptor.Bounds(features.DEPLOY_TEMPLATES, write_too_old=405),

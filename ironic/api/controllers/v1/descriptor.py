@@ -271,6 +271,9 @@ class Spec:
     #: The item ``ident`` names, once the caller may ``verb`` it.
     item: Callable[[str, str], Any] = _not_served
     #: A new item from a POST body (validated, authorized, created).
+    #: The name the reference gives a create body it refuses ("Schema
+    #: error for <name>: ..."): "" for the singular, None for no name.
+    body_title: str | None = ""
     create: Callable[[dict, int], Any] = _not_served
     #: The item after a JSON patch (validated and saved).
     update: Callable[[Any, list, int], Any] = _not_served
@@ -344,6 +347,10 @@ class Spec:
         names = list(self.obj_cls.fields) if self.obj_cls else []
         names += [n for n in self.api_fields if n not in names]
         return tuple(n for n in names if self.feature(n) is not None)
+
+    def body_name(self) -> str | None:
+        """The name a refused create body is given (``body_title``)."""
+        return self.singular if self.body_title == "" else self.body_title
 
     def known(self) -> list[str]:
         return list(self._known)

@@ -52,8 +52,8 @@ class EventsController(rest.RestController):
     @api_method(features.EVENTS, status=204)
     def post(self):
         policy.authorize("baremetal:events:post", method.context())
-        body = method.json_body()
-        api_utils.validate(EVENTS, body, "events")
+        body = method.json_body(what=None)
+        api_utils.validate(EVENTS, body, None)
         for event in body["events"]:
             LOG.info("External event %s for port %s (status %s)",
                      event["event"], event["port_id"], event["status"])

@@ -83,12 +83,31 @@ def _from_cli(body: Any) -> Any:
 
 def _patched(rule: InspectionRule, patch: list) -> dict[str, Any]:
     """The rule's editable fields after ``patch``, validated."""
-    current = {"uuid": rule.uuid,
+    # The reference patches the rule's whole document: a path it does not
+    # hold is refused as jsonpatch refuses it (or, to add, as a new
+    # attribute), the timestamps are taken and ignored, the uuid checked.
+    current = {"uuid": rule.uuid, "created_at": rule.created_at,
+               "updated_at": rule.updated_at,
                **{name: getattr(rule, name) for name in _EDITABLE}}
+    api_utils.validate(api_utils.PATCH_SCHEMA, patch, "patch")
+    for op in patch:
+        root = op["path"].split("/")[1]
+        if op["op"] == "add" and root not in current:
+            raise exception.InvalidParameterValue(
+                err=f"Adding a new attribute ({op['path']}) to the root of "
+                    f"the resource is not allowed")
     patched = api_utils.apply_patch(
-        current, patch, read_only={"uuid", "created_at", "updated_at",
-                                   "links"},
-        required=("actions",), allowed_roots=set(_EDITABLE))
+        current, patch, read_only=(), required=("actions",),
+        allowed_roots=None)
+    uuid = patched.pop("uuid", None)
+    if uuid != rule.uuid:
+        if not isinstance(uuid, str) or not utils.is_uuid_like(uuid):
+            raise api_utils.expected("UUID", "uuid", uuid)
+        if utils.normalize_uuid(uuid) != rule.uuid:
+            raise exception.InvalidParameterValue(
+                err="Cannot overwrite the UUID of an inspection rule.")
+    for name in ("created_at", "updated_at"):
+        patched.pop(name, None)
     values = validation.validate_rule(patched)
     if rule.sensitive and not values["sensitive"]:
         raise exception.PatchError(
@@ -113,6 +132,7 @@ def _update(rule: InspectionRule, patch: list, ver: int) -> InspectionRule:
 
 SPEC = descriptor.Spec(
     singular="inspection rule", collection="inspection_rules",
+    body_title=None,
     obj_cls=InspectionRule, lookup_before_fields=True, uuid_marker=False,
     api_fields={"links": features.INSPECTION_RULES},
     default_fields=("uuid", "description", "priority", "phase", "links"),

@@ -91,7 +91,7 @@ def patch(self, ident, **params):
     # versions are read before the node, the rules the patch touches after.
     ver = method.version()
     reset = node_edit.check_patch_params(params, ver)
-    patch = method.json_body(list)
+    patch = method.json_body(list, what="patch")
     node_edit.check_patch_versions(patch, ver)
     node = get_node(ident)
     node_policy.check_update(patch, node)

@@ -20,7 +20,6 @@ from ironic.api.controllers.v1 import (
     answers,
     node_indicators,
     node_sub,
-    resource,
 )
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
@@ -78,7 +77,7 @@ _PROVISION = schemas.Body({
                              doc="Run the steps without the ramdisk."),
     "runbook": Field(features.RUNBOOKS.minor, nullable=False, min_length=1,
                      max_length=255, doc="A runbook giving the steps."),
-}, required=("target",))
+}, required=("target",), arguments=True)
 # Which verbs accept each optional field, and since which minor version.
 _FIELD_RULES = {
     "configdrive": ({"active", "deploy", "rebuild"}, features.ALWAYS),
@@ -95,9 +94,9 @@ _REQUIRED_FIELD = {"clean": "clean_steps", "service": "service_steps",
 _POWER = schemas.Body({
     "target": Field(nullable=False, doc="The power state wanted."),
     "timeout": Field(features.SOFT_POWER.minor, type=INTEGER,
-                     nullable=False, schema={"minimum": 1},
-                     doc="Seconds to wait for it."),
-}, required=("target",))
+                     nullable=False,
+                     doc="Seconds to wait for it (positive)."),
+}, required=("target",), arguments=True)
 _SOFT_POWER = {states.SOFT_REBOOT, states.SOFT_POWER_OFF}
 
 _BOOT_DEVICE = schemas.Body({
@@ -105,19 +104,20 @@ _BOOT_DEVICE = schemas.Body({
                          doc="pxe, disk, cdrom..."),
     "persistent": Field(type=BOOLEAN, nullable=False,
                         doc="Whether it stays past the next boot."),
-}, required=("boot_device",))
+}, required=("boot_device",), arguments=True)
 
 _CONSOLE = schemas.Body({"enabled": Field(
     type=BOOLEAN, nullable=False, doc="Whether the console is wanted.")},
-    required=("enabled",))
+    required=("enabled",), arguments=True)
+_BOOT_MODES = ("bios", "uefi")
 _BOOT_MODE = schemas.Body({"target": Field(
     features.SET_BOOT_MODE.minor, nullable=False,
-    schema={"enum": ["uefi", "bios"]}, doc="The boot mode wanted.")},
-    required=("target",))
+    doc="The boot mode wanted: bios or uefi.")},
+    required=("target",), arguments=True)
 _SECURE_BOOT = schemas.Body({"target": Field(
     features.SET_BOOT_MODE.minor, type=BOOLEAN, nullable=False,
-    body_also=("string",), doc="Whether secure boot is wanted.")},
-    required=("target",))
+    doc="Whether secure boot is wanted.")},
+    required=("target",), arguments=True)
 
 
 def _states_location(node: Node) -> None:
@@ -137,9 +137,8 @@ def _check_verb(node: Node, verb: str, ver: int) -> str:
     """The state machine event of ``verb``, checked for this node now."""
     event = states.VERBS.get(verb)
     if event is None:
-        raise exception.InvalidParameterValue(
-            err=f"\"{verb}\" is not a valid provision state target; valid "
-                f"targets: {', '.join(sorted(states.VERBS))}")
+        raise exception.InvalidStateRequested(
+            action=verb, node=node.uuid, state=node.provision_state)
     if verb in _STATE_BEFORE_VERSION:
         _check_transition(node, verb, event)
     since = VERB_FEATURES[verb]
@@ -317,8 +316,8 @@ class StatesController(node_sub.StatesController):
     @api_method(status=202)
     def provision(self):
         ver = method.version()
-        body = method.json_body()
-        api_utils.validate(_PROVISION, body, "provision request")
+        body = method.json_body(arguments=True)
+        api_utils.validate(_PROVISION, body, None)
         node = self._node("baremetal:node:set_provision_state")
         verb = body["target"]
         _check_verb(node, verb, ver)
@@ -332,14 +331,16 @@ class StatesController(node_sub.StatesController):
     @api_method(status=202)
     def power(self):
         ver = method.version()
-        body = method.json_body()
-        api_utils.validate(_POWER, body, "power request")
+        body = method.json_body(arguments=True)
+        api_utils.validate(_POWER, body, None)
+        if body.get("timeout") is not None and body["timeout"] < 1:
+            raise exception.InvalidParameterValue(
+                err="timeout has to be positive integer")
         node = self._node("baremetal:node:set_power_state")
         target = body["target"]
         if target not in states.POWER_TARGETS:
-            raise exception.InvalidParameterValue(
-                err=f"Invalid power state target \"{target}\"; expected "
-                    f"one of {', '.join(states.POWER_TARGETS)}.")
+            raise exception.InvalidStateRequested(
+                action=target, node=node.uuid, state=node.power_state)
         if (target in _SOFT_POWER or "timeout" in body) and \
                 not features.SOFT_POWER.available(ver):
             raise exception.NotAcceptable(
@@ -357,7 +358,11 @@ class StatesController(node_sub.StatesController):
     def put_raid(self):
         node = self._node("baremetal:node:set_raid_state")
         method.check_bound()
-        body = method.json_body()
+        body = method.json_body(object)
+        if not isinstance(body, dict):
+            raise exception.InvalidParameterValue(
+                err=f"Expected types <class 'dict'> for target_raid_config: "
+                    f"{body}")
         try:
             rpcapi.get_api().set_target_raid_config(method.context(), node,
                                                     body)
@@ -375,8 +380,8 @@ class StatesController(node_sub.StatesController):
     @expose()
     @api_method(status=202)
     def put_console(self):
-        body = method.json_body()
-        api_utils.validate(_CONSOLE, body, "console request")
+        body = method.json_body(arguments=True)
+        api_utils.validate(_CONSOLE, body, None)
         node = self._node("baremetal:node:set_console_state")
         rpcapi.get_api().set_console_mode(method.context(), node,
                                           body["enabled"])
@@ -385,8 +390,13 @@ class StatesController(node_sub.StatesController):
     @expose()
     @api_method(features.SET_BOOT_MODE, status=202)
     def put_boot_mode(self):
-        body = method.json_body()
-        api_utils.validate(_BOOT_MODE, body, "boot mode request")
+        body = method.json_body(arguments=True)
+        api_utils.validate(_BOOT_MODE, body, None)
+        if body["target"] not in _BOOT_MODES:
+            raise exception.InvalidParameterValue(
+                err=f"Invalid boot mode {body['target']} requested for "
+                    f"node. Allowed boot modes are: "
+                    f"{', '.join(_BOOT_MODES)}")
         node = self._node("baremetal:node:set_boot_mode")
         _check_stable(node)
         rpcapi.get_api().set_boot_mode(method.context(), node,
@@ -396,10 +406,10 @@ class StatesController(node_sub.StatesController):
     @expose()
     @api_method(features.SET_BOOT_MODE, status=202)
     def put_secure_boot(self):
-        body = method.json_body()
-        api_utils.validate(_SECURE_BOOT, body, "secure boot request")
+        body = method.json_body(arguments=True)
+        api_utils.validate(_SECURE_BOOT, body, None)
         node = self._node("baremetal:node:set_secure_boot")
-        target = resource.as_bool(body["target"], "secure boot target")
+        target = body["target"]
         _check_stable(node)
         rpcapi.get_api().set_secure_boot_state(method.context(), node,
                                                target)
@@ -418,8 +428,8 @@ class BootDeviceController(node_sub._NodeSub):
     @expose()
     @api_method(status=204)
     def put(self):
-        body = method.json_body()
-        api_utils.validate(_BOOT_DEVICE, body, "boot device request")
+        body = method.json_body(arguments=True)
+        api_utils.validate(_BOOT_DEVICE, body, None)
         node = self._node("baremetal:node:set_boot_device")
         rpcapi.get_api().set_boot_device(method.context(), node,
                                          body["boot_device"],
@@ -435,12 +445,19 @@ class BootDeviceController(node_sub._NodeSub):
                                                      method.version())
 
 
+#: A body taking nothing (an action's call without arguments).
+_NO_ARGUMENTS = schemas.Body({}, extra=False, arguments=True)
+
+
 class InjectNmiController(node_sub._NodeSub):
     """PUT sends a non-maskable interrupt to the node now (1.29)."""
 
     @expose()
     @api_method(features.INJECT_NMI, status=204)
     def put(self):
+        if node_sub._has_body():
+            api_utils.validate(_NO_ARGUMENTS,
+                               method.json_body(arguments=True), None)
         node = self._node("baremetal:node:inject_nmi")
         rpcapi.get_api().inject_nmi(method.context(), node)
 

@@ -31,8 +31,14 @@ FIELDS: dict[str, Field] = {
     "chassis_uuid": schemas.reference("The chassis it is in."),
 }
 _CREATABLE = schemas.creatable(FIELDS)
-_PATCHABLE = schemas.patchable(FIELDS)
+# The reason is set with maintenance (PUT .../maintenance), never patched
+# on its own: the reference refuses the path.
+_PATCHABLE = schemas.patchable(FIELDS) - {"maintenance_reason"}
 _REQUIRED = ("driver",)
+#: What a refused patch path is told may be patched: at every version,
+#: the reference's words.
+_LISTED = schemas.listed(_PATCHABLE, late=("parent_node",
+                                           "firmware_interface"))
 
 #: The body of ``POST /v1/nodes`` (and a node as a patch leaves it).
 NODE_SCHEMA: dict[str, Any] = schemas.body(FIELDS, required=_REQUIRED)
@@ -53,11 +59,9 @@ def valid_name_for_version(name: str, ver: int) -> bool:
 def create_values(body: dict, ver: int) -> dict:
     """The column values of a new node from the body of a create (400 or
     406 when the body may not create one at ``ver``)."""
-    unknown = set(body) - _CREATABLE
-    if unknown:
-        raise exception.InvalidParameterValue(
-            err=f"Unknown attribute(s) for node: "
-                f"{', '.join(sorted(unknown))}")
+    if set(body) - _CREATABLE:
+        # Refused by the (closed) schema, with whatever it refuses first.
+        api_utils.validate(NODE_SCHEMA, body, "node")
     _check_versions(body, ver)
     values = _validate_values(body, ver)
     node_driver.check_create(values, set(body))
@@ -73,14 +77,18 @@ def _check_versions(doc: dict, ver: int) -> None:
                 f"newer.")
 
 
-def _normalize(values: dict, ver: int) -> None:
+def _normalize(values: dict, ver: int, current_uuid: str | None) -> None:
     name = values.get("name")
     if name is not None and not valid_name_for_version(name, ver):
-        raise exception.InvalidName(name=name)
-    for key in ("uuid", "instance_uuid"):
+        raise exception.InvalidParameterValue(
+            err=f"Cannot create node with invalid name '{name}'"
+            if current_uuid is None else
+            f"Node {current_uuid}: Cannot change name to invalid name "
+            f"'{name}'")
+    for key in ("uuid", "instance_uuid", "chassis_uuid"):
         if values.get(key) is not None:
             if not utils.is_uuid_like(values[key]):
-                raise exception.InvalidUUID(uuid=values[key])
+                raise api_utils.expected("UUID", key, values[key])
             values[key] = utils.normalize_uuid(values[key])
     if values.get("parent_node") is not None:
         values["parent_node"] = node_uuid_of(values["parent_node"],
@@ -99,16 +107,17 @@ def _check_reasons(values: dict) -> None:
     for flag in ("protected", "retired"):
         if values.get(f"{flag}_reason") and not values.get(flag):
             raise exception.InvalidParameterValue(
-                err=f"Cannot set a {flag}_reason on a node that is not "
-                    f"{flag}.")
+                err=f"The {flag}_reason field can only be set when {flag} "
+                    f"is True")
 
 
 def _validate_values(doc: dict, ver: int, current_uuid: str | None = None
                      ) -> dict:
     """Check a whole node document and turn it into column values."""
-    api_utils.validate(NODE_SCHEMA, doc, "node")
+    api_utils.validate(NODE_SCHEMA, doc,
+                       "node" if current_uuid is None else "patch")
     values = dict(doc)
-    _normalize(values, ver)
+    _normalize(values, ver, current_uuid)
     _check_reasons(values)
     chassis_uuid = values.pop("chassis_uuid", None)
     if chassis_uuid is not None:
@@ -168,7 +177,7 @@ def _patched_values(node: Node, patch: list, ver: int
                  if (field_feature(f) or features.ALWAYS).available(ver)}
     patched = api_utils.apply_patch(
         current, patch, read_only=set(fields) - _PATCHABLE,
-        required=_REQUIRED, allowed_roots=patchable)
+        required=_REQUIRED, allowed_roots=patchable, listed=_LISTED)
     # A removed top-level field is absent from the result: it becomes null.
     for key in patchable - set(patched):
         default = Node.fields[key].default if key in Node.fields else None

@@ -25,7 +25,7 @@ from ironic.objects.node import Node
 #: document).
 STATE = schemas.Body({"state": Field(
     nullable=False, schema={"enum": list(indicator_states.SETTABLE)},
-    doc="The state to set.")}, required=("state",))
+    doc="The state to set.")}, required=("state",), arguments=True)
 
 
 def split_ident(ident: str) -> tuple[str, str]:
@@ -94,7 +94,8 @@ class IndicatorsController(node_sub._NodeSub):
         component, indicator = split_ident(ident)
         # The state comes in the body; like the public API, a ?state=
         # query parameter is accepted instead.
-        body = method.json_body() if node_sub._has_body() else params
-        api_utils.validate(STATE, body, "indicator state")
+        body = method.json_body(arguments=True) if node_sub._has_body() \
+            else params
+        api_utils.validate(STATE, body, None)
         rpcapi.get_api().set_indicator_state(
             method.context(), node, component, indicator, body["state"])

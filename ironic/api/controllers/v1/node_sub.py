@@ -43,20 +43,11 @@ class _NodeSub(rest.RestController):
         return node_lookup.authorized_node(self.node_ident, rule)
 
 
-def _standard_or_custom(trait: str) -> None:
-    if not (_CUSTOM_TRAIT.fullmatch(trait) or os_traits.check_traits(
-            [trait])[0] == {trait}):
-        raise exception.InvalidParameterValue(
-            err=f"Invalid trait {trait!r}: a trait must be a standard trait "
-                f"or start with CUSTOM_ followed by upper case letters, "
-                f"digits and underscores.")
-
-
-#: A trait: a name os-traits knows, or a custom one.
+#: A trait: a custom one, or a name os-traits knows. The alternatives'
+#: order is the reference's: a refusal names the pattern as its cause.
 TRAIT = Field(nullable=False, min_length=1, max_length=255,
-              invalid="Invalid trait {value!r}: must be a string of 1 to "
-                      "255 characters.",
-              check=_standard_or_custom,
+              schema={"anyOf": [{"pattern": f"^{_CUSTOM_TRAIT.pattern}$"},
+                                {"enum": os_traits.get_traits()}]},
               doc="A standard trait (os-traits) or CUSTOM_ followed by "
                   "upper case letters, digits and underscores.")
 
@@ -69,25 +60,31 @@ def _at_most(limit: int) -> Callable[[list[str]], None]:
     return check
 
 
-_TRAITS_BODY = 'Body must be {{"traits": [...]}}'
+_NO_TRAITS = ("A single node trait may be added via PUT "
+              "/v1/nodes/<node identifier>/traits/<trait> with no body, or "
+              "all node traits may be replaced via PUT /v1/nodes/<node "
+              "identifier>/traits with the list of traits specified in the "
+              "request body.")
 #: ``PUT /v1/nodes/{node}/traits`` (and a runbook's): the traits,
 #: replaced.
 TRAITS = Body({"traits": Field(
-    type=ARRAY, nullable=False, items=TRAIT, invalid=_TRAITS_BODY,
-    check=_at_most(TRAIT_LIMIT), doc="The traits (duplicates count once).")},
-    required=("traits",), invalid=_TRAITS_BODY)
+    type=ARRAY, nullable=False, items=TRAIT, check=_at_most(TRAIT_LIMIT),
+    doc="The traits (duplicates count once).")})
 
 
 def traits_body() -> list[str]:
     """The traits of a ``TRAITS`` request body, checked."""
-    body = method.json_body()
-    api_utils.validate(TRAITS, body, "traits")
+    body = method.json_body(what="body")
+    api_utils.validate(TRAITS, body, "body")
+    if "traits" not in body:
+        raise exception.InvalidParameterValue(err=_NO_TRAITS)
     return body["traits"]
 
 
-def validate_trait(trait: Any) -> None:
-    """400 unless ``trait`` is a trait (see ``TRAIT``)."""
-    api_utils.check_value(TRAIT, trait, "trait")
+def validate_trait(trait: Any, what: str | None = "trait") -> None:
+    """400 unless ``trait`` is a trait (see ``TRAIT``); ``what``: the
+    document named in the refusal."""
+    api_utils.check_value(TRAIT, trait, what)
 
 
 class TraitsController(_NodeSub):
@@ -140,12 +137,10 @@ class StatesController(_NodeSub):
         return answers.NODE_STATES.render(node, method.version())
 
 
-_REASON = Field(doc="Why the node is in maintenance.",
-                invalid="The maintenance reason must be a string.")
+_REASON = Field(doc="Why the node is in maintenance.")
 #: ``PUT /v1/nodes/{node}/maintenance``: the body is optional; its reason
 #: wins over the query's.
-MAINTENANCE = Body({"reason": _REASON}, optional=True,
-                   invalid="The maintenance body accepts only 'reason'.")
+MAINTENANCE = Body({"reason": _REASON}, optional=True, arguments=True)
 #: Its query: the reason, for clients that send no body.
 MAINTENANCE_QUERY = {"reason": _REASON}
 
@@ -168,8 +163,8 @@ class MaintenanceController(_NodeSub):
     def put(self, **params):
         reason = params.pop("reason", None)
         query.refuse_unexpected(params, ())
-        body = method.json_body() if _has_body() else {}
-        api_utils.validate(MAINTENANCE, body, "maintenance request")
+        body = method.json_body(arguments=True) if _has_body() else {}
+        api_utils.validate(MAINTENANCE, body, None)
         # (a query parameter is one string: the API refuses repeated ones)
         self._set(True, body.get("reason", reason))
 

@@ -82,8 +82,8 @@ class VIFsController(node_sub._NodeSub):
     @api_method(features.VIFS, status=204)
     def post(self):
         node = self._authorized_node("baremetal:node:vif:attach")
-        body = method.json_body()
-        api_utils.validate(VIF, body, "VIF")
+        body = method.json_body(what="vif")
+        api_utils.validate(VIF, body, "vif")
         _check_vif_id(body["id"])
         _check_target(body, method.version())
         _call("vif_attach", node, vif_info=body)

@@ -26,7 +26,8 @@ DOWNLOAD_SOURCES = ["http", "local", "swift"]
 #: The body of an attach, declared once (checked here, shown in the
 #: OpenAPI document).
 ATTACH = schemas.Body({
-    "device_type": Field(nullable=False, schema={"enum": DEVICE_TYPES},
+    "device_type": Field(nullable=False, schema={"enum": [
+        boot_devices.DISK, boot_devices.CDROM, boot_devices.FLOPPY]},
                          doc="The kind of virtual device."),
     "image_url": Field(nullable=False, min_length=1,
                        doc="The image to insert."),
@@ -79,8 +80,8 @@ class VmediaController(node_sub._NodeSub):
     @expose()
     @api_method(features.VMEDIA, status=204)
     def post(self):
-        body = method.json_body()
-        api_utils.validate(ATTACH, body, "virtual media request")
+        body = method.json_body(what="vmedia")
+        api_utils.validate(ATTACH, body, "vmedia")
         if body.get("image_download_source") == "swift":
             raise exception.InvalidParameterValue(
                 err="image_download_source 'swift' needs object storage, "

@@ -29,14 +29,20 @@ FIELDS: dict[str, Field] = {
     **Port.fields,
     "node_uuid": schemas.reference("The node it belongs to.",
                                    nullable=False),
-    "node_name": Field(94, nullable=False,
+    "node_ident": Field(94, nullable=False,
                        doc="The node it belongs to, by name (create)."),
     "portgroup_uuid": schemas.reference("The port group it is a member of."),
 }
 _CREATABLE = schemas.creatable(FIELDS)
 _PATCHABLE = schemas.patchable(FIELDS)
+#: The reference lists ``node_ident`` too: a create's alternative to
+#: ``node_uuid``.
+_LISTED = schemas.listed(
+    {*_PATCHABLE, "node_ident"},
+    late=("name", "description", "vendor", "category",
+          "available_for_dynamic_portgroup"))
 _PORT_SCHEMA: dict[str, Any] = schemas.body(
-    FIELDS, _CREATABLE | {"node_name"}, required=["address"])
+    FIELDS, _CREATABLE | {"node_ident"}, required=["address"])
 
 # Keys of local_link_connection -> the feature that accepts each.
 _LLC_KEYS = {
@@ -96,21 +102,35 @@ def _check_name(name: Any) -> None:
         raise exception.InvalidName(name=name)
 
 
-def _node_ref(doc: dict, ver: int) -> resource.NodeRef:
-    ident = doc.get("node_name") or doc.get("node_uuid")
-    if ident is None:
-        raise exception.MissingParameterValue(
-            err="A port needs the node it belongs to (node_uuid).")
-    return resource.node_for_body(
-        ident, allow_name=features.PORT_NODE_NAME.available(ver))
+# The reference names a port's node by UUID or by its own ``node_ident``
+# member, one of the two, and says so of a body giving neither.
+_ONE_NODE = {"oneOf": [{"required": ["node_ident"]},
+                       {"required": ["node_uuid"]}]}
 
 
-def _portgroup_ref(pg_uuid: str | None, node_id: int) -> Portgroup | None:
+def _node_ref(doc: dict, ver: int, patching: bool) -> resource.NodeRef:
+    if doc.get("node_ident") is not None:
+        return resource.node_for_body(
+            doc["node_ident"],
+            allow_name=features.PORT_NODE_NAME.available(ver))
+    if doc.get("node_uuid") is None:
+        api_utils.validate(_ONE_NODE, doc, "port")
+    if patching:
+        return resource.node_for_patch(doc["node_uuid"])
+    return resource.node_for_body(doc["node_uuid"], allow_name=False)
+
+
+def _portgroup_ref(pg_uuid: str | None, node_id: int, patching: bool
+                   ) -> Portgroup | None:
     if pg_uuid is None:
         return None
-    if not utils.is_uuid_like(pg_uuid):
-        raise exception.InvalidUUID(uuid=pg_uuid)
+    if not utils.is_uuid_like(pg_uuid) and not patching:
+        raise api_utils.expected("UUID", "portgroup_uuid", pg_uuid)
     try:
+        if not utils.is_uuid_like(pg_uuid):
+            # A patch's value is looked up as a UUID only, as the
+            # reference does: any other names no port group.
+            raise exception.PortgroupNotFound(portgroup=pg_uuid)
         pg = Portgroup.get(pg_uuid)
     except exception.PortgroupNotFound as e:
         raise exception.InvalidParameterValue(err=str(e)) from e
@@ -151,15 +171,17 @@ def _validate(doc: dict, ver: int, port_id: int | None = None,
     ``changed`` (on PATCH) names the fields the patch touched; the others
     keep their stored values even if this version could not set them.
     """
-    api_utils.validate(_PORT_SCHEMA, doc, "port")
+    api_utils.validate(_PORT_SCHEMA, doc,
+                       "port" if changed is None else "patch")
     values = {k: v for k, v in doc.items()
-              if k not in ("node_uuid", "node_name", "portgroup_uuid")}
+              if k not in ("node_uuid", "node_ident", "portgroup_uuid")}
     values["address"] = resource.normalize_mac(doc["address"])
     if doc.get("uuid") is not None:
         if not utils.is_uuid_like(doc["uuid"]):
-            raise exception.InvalidUUID(uuid=doc["uuid"])
+            raise api_utils.expected("UUID", "uuid", doc["uuid"])
         values["uuid"] = utils.normalize_uuid(doc["uuid"])
-    node = _node_ref(doc, ver)
+    node = _node_ref(doc, ver, patching=changed is not None
+                     and "node_uuid" in changed)
     values["node_id"] = node.id
     for key in ("pxe_enabled", "is_smartnic"):
         if doc.get(key) is not None:
@@ -176,7 +198,8 @@ def _validate(doc: dict, ver: int, port_id: int | None = None,
     _check_llc(values["local_link_connection"], llc_ver,
                values["is_smartnic"])
     _check_name(values.get("name"))
-    pg = _portgroup_ref(doc.get("portgroup_uuid"), values["node_id"])
+    pg = _portgroup_ref(doc.get("portgroup_uuid"), values["node_id"],
+                        patching=changed is not None)
     values["portgroup_id"] = pg.id if pg else None
     if pg is not None:
         _check_membership(pg, values, port_id)
@@ -293,8 +316,8 @@ def _list_scope(q: descriptor.Query) -> descriptor.Criteria:
 def _create(body: dict, ver: int) -> resource.Created:
     names = dict(body)
     if features.PORT_NODE_NAME.available(ver):
-        names.pop("node_name", None)
-    resource.check_body(SPEC, names, _CREATABLE, ver)
+        names.pop("node_ident", None)
+    resource.check_body(SPEC, names, _CREATABLE, ver, _PORT_SCHEMA)
     values, node = _validate(body, ver)
     port = Port(**values)
     resource.authorize_for_node("baremetal:port:create", node)
@@ -307,7 +330,7 @@ def _update(port: Port, patch: list, ver: int) -> Port:
     _check_no_null_flag(patch)
     doc, changed = resource.patch_values(
         SPEC, port, patch, ver=ver, patchable=_PATCHABLE,
-        required=("address", "node_uuid"))
+        required=("address", "node_uuid"), listed=_LISTED)
     values, node = _validate(
         {k: v for k, v in doc.items() if v is not None}, ver, port.id,
         changed)

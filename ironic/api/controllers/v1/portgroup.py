@@ -6,7 +6,7 @@ member ports at ``/v1/portgroups/{portgroup}/ports`` (1.24+).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
 from ironic.api import features, schemas
 from ironic.api.controllers.v1 import collection, descriptor, list_query, resource
@@ -27,25 +27,35 @@ FIELDS: dict[str, Field] = {
 }
 _CREATABLE = schemas.creatable(FIELDS)
 _PATCHABLE = schemas.patchable(FIELDS)
+_LISTED = schemas.listed(_PATCHABLE, late=("physical_network", "category"))
 _PORTGROUP_SCHEMA: dict[str, Any] = schemas.body(
     FIELDS, required=["node_uuid"])
 
 
-def _validate(doc: dict) -> tuple[dict, resource.NodeRef]:
+def _validate(doc: dict, pg: Portgroup | None = None,
+              changed: Iterable[str] = ()) -> tuple[dict, resource.NodeRef]:
     """Check a whole port group document and turn it into column values;
-    with the node it names, as read for the rest of the request."""
-    api_utils.validate(_PORTGROUP_SCHEMA, doc, "portgroup")
+    with the node it names, as read for the rest of the request. ``pg``:
+    the port group a patch changes (its ``changed`` fields)."""
+    api_utils.validate(_PORTGROUP_SCHEMA, doc,
+                       "portgroup" if pg is None else "patch")
     values = {k: v for k, v in doc.items() if k != "node_uuid"}
     if doc.get("uuid") is not None:
         if not utils.is_uuid_like(doc["uuid"]):
-            raise exception.InvalidUUID(uuid=doc["uuid"])
+            raise api_utils.expected("UUID", "uuid", doc["uuid"])
         values["uuid"] = utils.normalize_uuid(doc["uuid"])
     name = doc.get("name")
     if name is not None and not utils.is_valid_logical_name(name):
-        raise exception.InvalidName(name=name)
+        raise exception.InvalidParameterValue(
+            err=f"Cannot create portgroup with invalid name '{name}'"
+            if pg is None else f"Portgroup {pg.uuid}: Cannot change name "
+                               f"to invalid name '{name}'")
     if doc.get("address") is not None:
         values["address"] = resource.normalize_mac(doc["address"])
-    node = resource.node_for_body(doc["node_uuid"], allow_name=False)
+    if pg is not None and "node_uuid" in changed:
+        node = resource.node_for_patch(doc["node_uuid"])
+    else:
+        node = resource.node_for_body(doc["node_uuid"], allow_name=False)
     values["node_id"] = node.id
     sps = doc.get("standalone_ports_supported")
     values["standalone_ports_supported"] = True if sps is None else \
@@ -111,7 +121,7 @@ def _list_scope(q: descriptor.Query) -> descriptor.Criteria:
 
 
 def _create(body: dict, ver: int) -> resource.Created:
-    resource.check_body(SPEC, body, _CREATABLE, ver)
+    resource.check_body(SPEC, body, _CREATABLE, ver, _PORTGROUP_SCHEMA)
     values, node = _validate(body)
     pg = Portgroup(**values)
     resource.authorize_for_node("baremetal:portgroup:create", node)
@@ -123,9 +133,9 @@ def _create(body: dict, ver: int) -> resource.Created:
 def _update(pg: Portgroup, patch: list, ver: int) -> Portgroup:
     doc, changed = resource.patch_values(
         SPEC, pg, patch, ver=ver, patchable=_PATCHABLE,
-        required=("node_uuid",))
+        required=("node_uuid",), listed=_LISTED)
     values, node = _validate(
-        {k: v for k, v in doc.items() if v is not None})
+        {k: v for k, v in doc.items() if v is not None}, pg, changed)
     _check_update(pg, values, changed)
     resource.check_unlocked(pg.node_id, node)
     return resource.save_changed(SPEC, pg, changed, values)

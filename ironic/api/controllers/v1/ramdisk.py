@@ -223,7 +223,7 @@ HEARTBEAT = schemas.Body({
     "agent_status_message": Field(features.AGENT_STATUS.minor,
                                   max_length=4096,
                                   doc="What the status is about."),
-}, required=("callback_url",))
+}, required=("callback_url",), arguments=True)
 # Body fields newer than 1.22, with the version that added them.
 _FIELD_SINCE = {"agent_version": features.AGENT_VERSION,
                 "agent_verify_ca": features.AGENT_VERIFY_CA,
@@ -333,7 +333,7 @@ class HeartbeatController(rest.RestController):
     @api_method(features.RAMDISK_LOOKUP, status=202)
     def post(self, node_ident):
         ver = method.version()
-        body = method.json_body()
+        body = method.json_body(arguments=True)
         validate_heartbeat(body, ver)
         policy.authorize("baremetal:node:ipa_heartbeat", method.context())
         node = _authenticated_node(node_ident, body["agent_token"])
@@ -422,8 +422,8 @@ class ContinueInspectionController(rest.RestController):
             if not utils.is_uuid_like(node_uuid):
                 raise exception.InvalidUUID(uuid=node_uuid)
             node_uuid = utils.normalize_uuid(node_uuid)
-        data = method.json_body()
-        api_utils.validate(DATA, data, "inspection data")
+        data = method.json_body(what="data")
+        api_utils.validate(DATA, data, "data")
         inventory = data.pop("inventory")
         macs, bmc = _macs(inventory), _bmc_addresses(inventory)
         if not macs and not bmc and not node_uuid:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable, NamedTuple
 
+from oslo_utils import strutils
+
 from ironic.api import features, method
 from ironic.api.controllers.v1 import collection
 from ironic.api.controllers.v1 import utils as api_utils
@@ -16,20 +18,18 @@ from ironic.objects.node import Node
 
 
 def check_body(spec: Spec, body: dict, creatable: Iterable[str],
-               ver: int) -> None:
-    """Unknown attributes are 400, ones newer than ``ver`` 406."""
-    creatable = set(creatable)
-    unknown = set(body) - creatable
-    if unknown:
-        raise exception.InvalidParameterValue(
-            err=f"Unknown attribute(s) for {spec.singular}: "
-                f"{', '.join(sorted(unknown))}")
+               ver: int, schema: dict) -> None:
+    """Unknown attributes are 400 as the body's ``schema`` (a closed one)
+    refuses them, with whatever else it refuses first; ones newer than
+    ``ver`` 406."""
+    if set(body) - set(creatable):
+        api_utils.validate(schema, body, spec.singular)
     check_names(spec, list(body), ver, "attribute")
 
 
 def patch_values(spec: Spec, obj: Any, patch: list, *, ver: int,
-                 patchable: Iterable[str], required: Iterable[str]
-                 ) -> tuple[dict, set[str]]:
+                 patchable: Iterable[str], required: Iterable[str],
+                 listed: list[str] | None = None) -> tuple[dict, set[str]]:
     """Apply ``patch`` to the full document of the item ``obj``.
 
     Only the patchable fields of this version may be touched. Returns the
@@ -48,7 +48,7 @@ def patch_values(spec: Spec, obj: Any, patch: list, *, ver: int,
             check_names(spec, root, ver, "attribute")
     patched = api_utils.apply_patch(
         current, patch, read_only=visible - allowed, required=required,
-        allowed_roots=allowed)
+        allowed_roots=allowed, listed=listed)
     doc = {k: patched.get(k) for k in patchable}
     changed = {k for k in patchable if current.get(k) != patched.get(k)}
     return doc, changed
@@ -58,17 +58,15 @@ def as_bool(value: Any, name: str) -> bool:
     """A boolean body value; like the reference, 'true'/'false' strings too."""
     if isinstance(value, bool):
         return value
-    parsed = api_utils.parse_bool(value, name) if isinstance(value, str) \
-        else None
-    if parsed is None:
-        raise exception.InvalidParameterValue(
-            err=f"Invalid value for {name}: {value!r}; expected a boolean.")
-    return parsed
+    try:
+        return strutils.bool_from_string(value, strict=True)
+    except ValueError:
+        raise api_utils.unrecognized_bool(name, value) from None
 
 
 def normalize_mac(value: Any, what: str = "address") -> str:
     if not utils.is_valid_mac(value):
-        raise exception.InvalidMAC(mac=value)
+        raise api_utils.expected("valid MAC address", what, value)
     return utils.normalize_mac(value)
 
 
@@ -103,7 +101,7 @@ def node_for_body(ident: Any, *, allow_name: bool) -> NodeRef:
             (allow_name and utils.is_valid_logical_name(ident))):
         if allow_name:
             raise exception.InvalidUuidOrName(name=ident)
-        raise exception.InvalidUUID(uuid=ident)
+        raise api_utils.expected("UUID", "node_uuid", ident)
     try:
         # The node read as a GET reads it (one prepared statement), its
         # plain columns as stored.
@@ -113,6 +111,17 @@ def node_for_body(ident: Any, *, allow_name: bool) -> NodeRef:
         raise exception.InvalidParameterValue(
             err=str(exception.NodeNotFound(node=ident))) from None
     return NodeRef(*(snap.column(c) for c in _REF_COLUMNS))
+
+
+def node_for_patch(ident: Any) -> NodeRef:
+    """The node a patch moves an item to; one that is no UUID or names no
+    node refused in the reference's words."""
+    try:
+        return node_for_body(ident, allow_name=False)
+    except exception.InvalidParameterValue:
+        raise exception.InvalidParameterValue(
+            err=f"Unable to apply the requested node_uuid '{ident}'. "
+                f"Requested value was invalid.") from None
 
 
 def find_node(ident: str, ver: int):

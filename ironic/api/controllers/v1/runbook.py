@@ -43,19 +43,19 @@ _EDITABLE = tuple(name for name in records.RUNBOOK_FIELDS
 _UNRESERVED = re.compile(r"[A-Za-z0-9._~-]+")
 
 
-def _check_name(name: str, ver: int) -> None:
+def _check_name(name: str, ver: int, what: str) -> None:
     if features.RUNBOOK_TRAITS.available(ver) and _UNRESERVED.fullmatch(name):
         return
-    node_sub.validate_trait(name)
+    node_sub.validate_trait(name, what)
 
 
-def _validate(doc: dict, ver: int) -> dict:
+def _validate(doc: dict, ver: int, what: str = "runbook") -> dict:
     if "description" in doc and not features.RUNBOOK_TRAITS.available(ver):
         raise exception.NotAcceptable(
             f"'description' needs API version "
             f"{features.RUNBOOK_TRAITS.version} or newer.")
-    api_utils.validate(SCHEMA, doc, "runbook")
-    _check_name(doc["name"], ver)
+    api_utils.validate(SCHEMA, doc, what)
+    _check_name(doc["name"], ver, what)
     step_records.check_unique(
         (s["order"] for s in doc["steps"]),
         lambda key: "Each step of a runbook needs its own 'order'.")
@@ -123,7 +123,7 @@ def _update(obj: Any, patch: list, ver: int) -> Any:
     patched = {k: v for k, v in patched.items()
                if not (k == "description" and v is None
                        and not features.RUNBOOK_TRAITS.available(ver))}
-    values = _validate(patched, ver)
+    values = _validate(patched, ver, "patch")
     return step_records.save_changes(records.RUNBOOKS, obj, values)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, Iterable
 
-from ironic.api import features, method
+from ironic.api import features, method, schemas
 from ironic.api.controllers.v1 import collection
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.common import exception, utils
@@ -84,7 +84,8 @@ def patched(obj: Any, patch: list, editable: Iterable[str]) -> dict:
     current = {f: getattr(obj, f) for f in ("uuid", *editable)}
     return api_utils.apply_patch(
         current, patch, read_only={"uuid"}, required=("name", "steps"),
-        allowed_roots=set(editable))
+        allowed_roots=set(editable),
+        listed=schemas.listed(editable, late=("description",)))
 
 
 def save_changes(store: Any, obj: Any, values: dict) -> Any:

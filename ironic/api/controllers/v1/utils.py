@@ -14,7 +14,14 @@ from oslo_utils import strutils
 from ironic.api import body, features, method, query
 from ironic.common import exception, utils
 from ironic.conf import CONF
-from ironic.objects.base import Body, Field
+from ironic.objects.base import (
+    BOOLEAN,
+    INTEGER,
+    STRING,
+    UUID,
+    Body,
+    Field,
+)
 
 MASK = "******"
 _SECRET_KEY_HINTS = ("password", "secret", "token", "credential", "key",
@@ -191,9 +198,11 @@ def _validator(schema: dict) -> Any:
     return validator
 
 
-def validate(schema: dict | Body, doc: Any, what: str) -> None:
+def validate(schema: dict | Body, doc: Any, what: str | None) -> None:
     """400 unless ``doc`` fits ``schema``; a declared ``Body`` also says
-    what its declaration says of a refusal and runs its fields' checks."""
+    what its declaration says of a refusal and runs its fields' checks.
+    ``what``: the name the refusal gives the document ("Schema error for
+    node: ..."), None for none ("Schema error: ...")."""
     if isinstance(schema, Body):
         _validate_body(schema, doc, what)
         return
@@ -207,57 +216,155 @@ def _first_error(schema: dict, doc: Any) -> Any:
         _validator(schema).iter_errors(doc))
 
 
-def _refused(e: Any, what: str, message: str | None = None,
-             path: Iterable[Any] = ()) -> exception.InvalidParameterValue:
+def schema_error(e: Any, what: str | None) -> exception.InvalidParameterValue:
+    """The 400 of the schema error ``e`` in the reference's words: the
+    refusal, and when it only says no alternative fitted, the refusal
+    deepest under it that jsonschema ranks first."""
+    prefix = f"Schema error for {what}" if what else "Schema error"
+    return exception.InvalidParameterValue(
+        err=f"{prefix}: {utils.schema_refusal(e)}")
+
+
+def _refused(e: Any, what: str | None, message: str | None = None
+             ) -> exception.InvalidParameterValue:
     """The 400 of the schema error ``e``: the declared ``message`` of the
-    value refused, else the validator's words where it was refused."""
+    value refused, else the validator's words."""
     if message is not None:
         return exception.InvalidParameterValue(
             err=message.format(value=e.instance))
-    where = "/".join(str(p) for p in (*path, *e.absolute_path))
-    prefix = f"Invalid {what}" + (f" field '{where}'" if where else "")
-    return exception.InvalidParameterValue(err=f"{prefix}: {e.message}")
+    return schema_error(e, what)
 
 
-def _validate_body(body: Body, doc: Any, what: str) -> None:
+def expected(kind: str, name: str, value: Any
+             ) -> exception.InvalidParameterValue:
+    """400 "Expected <kind> for <name>: <value>", how the reference
+    refuses a typed value of a body ("UUID", "valid MAC address")."""
+    return exception.InvalidParameterValue(
+        err=f"Expected {kind} for {name}: {value}")
+
+
+_BOOL_WORDS = ", ".join(repr(w) for w in sorted(
+    strutils.TRUE_STRINGS + strutils.FALSE_STRINGS))
+
+
+def unrecognized_bool(name: str, value: Any
+                      ) -> exception.InvalidParameterValue:
+    """400 for a value the reference does not read as a boolean."""
+    return exception.InvalidParameterValue(
+        err=f"Invalid {name}: Unrecognized value {str(value)!r}, "
+            f"acceptable values are: {_BOOL_WORDS}")
+
+
+def _argument_refused(name: str, field: Field, schema: dict, value: Any,
+                      optional: bool
+                      ) -> exception.InvalidParameterValue | None:
+    """The reference's words for an argument of the wrong type, else None
+    (the value's own schema then speaks); ``optional``: it may be left
+    out (so the reference takes None too)."""
+    if field.type == BOOLEAN:
+        return None if isinstance(value, bool) else \
+            unrecognized_bool(name, value)
+    if field.type in (STRING, UUID, INTEGER):
+        if _first_error({"type": schema.get("type", "string")},
+                        value) is None:
+            return None
+        kind = {STRING: "string", UUID: "UUID",
+                INTEGER: "an integer"}[field.type]
+        return expected(kind, name, value)
+    types = schema.get("type")
+    if types is None:
+        types = sorted({t for alt in schema.get("anyOf", ())
+                        for t in _as_list(alt.get("type", ()))})
+    if not types or _first_error({"type": types}, value) is None:
+        return None
+    shown = sorted({_PY_TYPES[t] for t in _as_list(types)}
+                   | ({_PY_TYPES["null"]} if optional else set()))
+    return exception.InvalidParameterValue(
+        err=f"Expected types {', '.join(shown)} for {name}: {value}")
+
+
+def _as_list(value: Any) -> list:
+    return value if isinstance(value, list) else [value]
+
+
+_PY_TYPES = {"null": "<class 'NoneType'>", "object": "<class 'dict'>",
+             "string": "<class 'str'>", "array": "<class 'list'>",
+             "integer": "<class 'int'>", "number": "<class 'float'>",
+             "boolean": "<class 'bool'>"}
+
+
+def _check_arguments(body: Body, doc: Any) -> None:
+    """Refuse an action's body as the reference refuses a call's
+    arguments: unexpected ones first, then each declared one in order,
+    missing or of the wrong type. A body that is no object gives none."""
+    given = doc if isinstance(doc, dict) else {}
+    if body.extra is False:
+        unexpected = [k for k in given if k not in body.fields]
+        if unexpected:
+            raise exception.InvalidParameterValue(
+                err=f"Unexpected arguments: {', '.join(unexpected)}")
+    properties = body.schema["properties"]
+    for name, field in body.fields.items():
+        if name not in given:
+            if name in body.required:
+                raise exception.MissingParameterValue(
+                    err=f"Missing mandatory parameter: {name}")
+            continue
+        if given[name] is None and name not in body.required:
+            continue
+        if field.type == BOOLEAN and isinstance(given[name], str):
+            # "true", "off"...: words the reference reads as booleans.
+            try:
+                given[name] = strutils.bool_from_string(given[name],
+                                                        strict=True)
+            except ValueError:
+                pass
+        refused = _argument_refused(name, field, properties[name],
+                                    given[name], name not in body.required)
+        if refused is not None:
+            raise refused
+
+
+def _validate_body(body: Body, doc: Any, what: str | None) -> None:
+    if body.arguments:
+        _check_arguments(body, doc)
+    # Of several faults the one jsonschema ranks first is named (of sibling
+    # items, the last), as the reference names it; the checks no schema
+    # says run on a body the schema took.
     e = _first_error(body.schema, doc)
-    path = list(e.absolute_path) if e is not None else []
-    field = body.fields.get(path[0]) if path else None
-    if e is not None and (field is None or field.items is None
-                          or len(path) == 1):
-        # The body's members, or one member's value as a whole.
-        raise _refused(e, what, field.invalid if field else body.invalid)
-    # Left: typed items (refused ones are named in their order, each
-    # after the items before it passed their checks) and the checks.
+    if e is not None:
+        path = list(e.absolute_path)
+        if not path:
+            message = body.invalid
+        else:
+            field = body.fields.get(path[0]) if len(path) == 1 else None
+            message = field.invalid if field is not None else None
+        raise _refused(e, what, message)
     for name, field in body.fields.items():
         if name in doc and (field.items or field.check):
             _check(field, body.schema["properties"][name], doc[name],
-                   what, name)
-    if e is not None:
-        raise _refused(e, what)
+                   what)
 
 
-def _check(field: Field, schema: dict, value: Any, what: str,
-           where: str) -> None:
+def _check(field: Field, schema: dict, value: Any, what: str | None
+           ) -> None:
     if field.items is not None and isinstance(value, list):
-        for i, item in enumerate(value):
-            check_value(field.items, item, what, schema["items"],
-                        (where, i))
+        for item in value:
+            check_value(field.items, item, what, schema["items"])
     if field.check is not None:
         field.check(value)
 
 
-def check_value(field: Field, value: Any, what: str,
-                schema: dict | None = None,
-                path: Sequence[Any] = ()) -> None:
+def check_value(field: Field, value: Any, what: str | None,
+                schema: dict | None = None) -> None:
     """400 unless ``value`` fits ``field``'s schema (``schema``: that
     schema, made once) and check, as a request gives it."""
     if schema is None:
         schema = _field_schema(field)
     e = _first_error(schema, value)
     if e is not None:
-        raise _refused(e, what, field.invalid, path)
-    _check(field, schema, value, what, "/".join(map(str, path)))
+        raise _refused(e, what, field.invalid)
+    _check(field, schema, value, what)
 
 
 _FIELD_SCHEMAS: dict[int, tuple[Field, dict]] = {}
@@ -281,7 +388,8 @@ PATCH_SCHEMA = {
         "properties": {
             "op": {"type": "string",
                    "enum": ["add", "replace", "remove"]},
-            "path": {"type": "string", "pattern": "^/[^/]"},
+            # The reference's form of a path (a refusal quotes it).
+            "path": {"type": "string", "pattern": r"^(/[\w-]+)+$"},
             "value": {},
         },
         "required": ["op", "path"],
@@ -292,43 +400,42 @@ PATCH_SCHEMA = {
 
 def apply_patch(doc: dict, patch: Sequence[dict], *,
                 read_only: Iterable[str], required: Iterable[str] = (),
-                allowed_roots: Iterable[str]) -> dict:
+                allowed_roots: Iterable[str] | None,
+                listed: Sequence[str] | None = None) -> dict:
     """Apply an RFC 6902 patch to ``doc`` as one unit.
 
-    Only add/replace/remove, only on ``allowed_roots``; read-only fields may
-    not be touched and required fields may not be removed. The result is
-    returned for whole-document validation by the caller.
+    Only add/replace/remove, only on ``allowed_roots`` (None: any path
+    jsonpatch can apply); ``required`` fields
+    may not be removed. A refused path is answered with the names a patch
+    may change, ``listed`` in the reference's order (sorted if not given);
+    a refused operation is quoted alone. The result is returned for
+    whole-document validation by the caller.
     """
     validate(PATCH_SCHEMA, patch, "patch")
-    read_only, required = set(read_only), set(required)
-    allowed_roots = set(allowed_roots)
+    required = set(required)
+    roots = None if allowed_roots is None else \
+        set(allowed_roots) - set(read_only)
+    shown = ", ".join(listed if listed is not None else sorted(roots or ()))
     for op in patch:
         root = op["path"].split("/")[1]
-        if root in read_only:
-            raise exception.PatchError(
-                patch=op, reason=f"'{op['path']}' is an internal attribute "
-                                 f"and can not be updated")
-        if root not in allowed_roots:
-            raise exception.PatchError(
-                patch=op, reason=f"'{op['path']}' is not a known attribute")
-        if op["op"] != "remove" and "value" not in op:
-            raise exception.PatchError(
-                patch=op, reason="'value' is required for add and replace")
-        if op["op"] == "remove" and op["path"] == f"/{root}" and \
-                root in required:
-            raise exception.PatchError(
-                patch=op, reason=f"'{op['path']}' is a mandatory attribute "
-                                 f"and can not be removed")
-    try:
-        result = jsonpatch.apply_patch(doc, list(patch))
-    except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException,
-            KeyError, IndexError, TypeError) as e:
-        raise exception.PatchError(patch=patch, reason=str(e)) from e
+        if roots is not None and root not in roots:
+            raise exception.InvalidParameterValue(
+                err=f"Cannot patch {op['path']}. Only the following can be "
+                    f"updated: {shown}")
+    result = doc
+    for op in patch:
+        try:
+            result = jsonpatch.apply_patch(result, [op])
+        except (jsonpatch.JsonPatchException,
+                jsonpatch.JsonPointerException, KeyError, IndexError,
+                TypeError) as e:
+            raise exception.PatchError(patch=op, reason=str(e)) from e
     for name in required:
-        if result.get(name) is None:
-            raise exception.PatchError(
-                patch=patch, reason=f"'/{name}' is a mandatory attribute "
-                                    f"and can not be removed")
+        # A null is left to the document's schema ("None is not of type").
+        if name not in result:
+            raise exception.InvalidParameterValue(
+                err=f"Schema error for patch: '{name}' is a required "
+                    f"property")
     limit = CONF.api.max_json_body_depth
     if body.depth_exceeds(result, limit):
         # Patches adding under ever deeper paths would otherwise grow a

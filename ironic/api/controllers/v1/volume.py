@@ -42,8 +42,9 @@ class _Kind:
         self.typed: dict[str, Field] = {
             **fields, "node_uuid": schemas.reference(
                 "The node it belongs to.", nullable=False)}
+        # The reference names the first missing member in sorted order.
         self.schema: dict[str, Any] = schemas.body(
-            self.typed, required=["node_uuid", *required])
+            self.typed, required=sorted(["node_uuid", *required]))
 
     @property
     def fields(self) -> list[str]:
@@ -69,19 +70,23 @@ def _row(obj) -> dict:
 
 
 def _node_id(ident: str) -> int:
+    if not utils.is_uuid_like(ident):
+        raise api_utils.expected("UUID", "node_uuid", ident)
     try:
         return node_lookup.get_node(ident).id
     except exception.NodeNotFound as e:
         raise exception.InvalidParameterValue(err=str(e)) from e
 
 
-def _values(kind: _Kind, doc: dict) -> dict:
-    api_utils.validate(kind.schema, doc, kind.name.replace("_", " "))
+def _values(kind: _Kind, doc: dict, what: str | None = None) -> dict:
+    """The column values of a whole document; ``what``: the name a
+    refusal gives it (the kind's last word on create)."""
+    api_utils.validate(kind.schema, doc, what or kind.name.split("_")[-1])
     values = {k: v for k, v in doc.items() if k != "node_uuid"}
     if values.get("uuid") is None:
         values.pop("uuid", None)
     elif not utils.is_uuid_like(values["uuid"]):
-        raise exception.InvalidUUID(uuid=values["uuid"])
+        raise api_utils.expected("UUID", "uuid", values["uuid"])
     values["node_id"] = _node_id(doc["node_uuid"])
     return values
 
@@ -158,11 +163,10 @@ def _update(kind: _Kind, obj: Any, patch: list, ver: int) -> Any:
     editable = schemas.patchable(kind.typed)
     patched = api_utils.apply_patch(
         current, patch, read_only=set(current) - editable,
-        required=["node_uuid", *kind.schema["required"]],
-        allowed_roots=editable)
+        required=kind.schema["required"], allowed_roots=editable)
     doc = {k: patched[k] for k in editable if k in patched}
     doc.setdefault("extra", {})
-    values = _values(kind, doc)
+    values = _values(kind, doc, "patch")
     _check_node_idle(obj.node_id, kind, deleting=False)
     if values["node_id"] != obj.node_id:
         _check_node_idle(values["node_id"], kind, deleting=False)
@@ -179,6 +183,7 @@ def _spec(kind: _Kind) -> descriptor.Spec:
     """The Spec of connectors or targets."""
     return descriptor.Spec(
         singular=kind.name.replace("_", " "),
+        body_title=kind.name.split("_")[-1],
         collection=f"volume/{kind.key}", obj_cls=None,
         api_fields={name: features.VOLUME for name in kind.fields},
         default_fields=kind.default_fields,

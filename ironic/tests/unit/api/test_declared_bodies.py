@@ -16,11 +16,12 @@ from ironic.common import exception
 from ironic.objects.base import ARRAY, Body, Field
 from ironic.tests.fixtures import error_message
 
-_SHAPE = 'Body must be {"traits": [...]}'
-_LENGTH = "Invalid trait {}: must be a string of 1 to 255 characters."
-_VOCABULARY = ("Invalid trait {}: a trait must be a standard trait or start "
-               "with CUSTOM_ followed by upper case letters, digits and "
-               "underscores.")
+_NO_TRAITS = node_sub._NO_TRAITS
+_ERR = "Schema error for body: {}"
+_EXTRA = _ERR.format("Additional properties are not allowed ('{}' was "
+                     "unexpected)")
+_VOCABULARY = ("{0} is not valid under any of the given schemas. Possible "
+               "root cause: {0} does not match '^CUSTOM_[A-Z0-9_]+$'")
 _LIMIT = "A node can have at most 50 traits."
 
 
@@ -32,25 +33,29 @@ def node(api) -> str:
 
 
 @pytest.mark.parametrize("body, message", [
-    ({}, _SHAPE), ({"x": 1}, _SHAPE), ({"traits": [], "x": 1}, _SHAPE),
-    ({"traits": "x"}, _SHAPE), ({"traits": None}, _SHAPE),
-    ({"traits": {}}, _SHAPE), ({"trait": "CUSTOM_X"}, _SHAPE),
-    ({"traits": [5]}, _LENGTH.format(5)),
-    ({"traits": [None]}, _LENGTH.format(None)),
-    ({"traits": [True]}, _LENGTH.format(True)),
-    ({"traits": [[]]}, _LENGTH.format([])),
-    ({"traits": [""]}, _LENGTH.format("''")),
-    ({"traits": ["A" * 256]}, _LENGTH.format(repr("A" * 256))),
-    ({"traits": ["lower"]}, _VOCABULARY.format("'lower'")),
-    ({"traits": ["CUSTOM_lower"]}, _VOCABULARY.format("'CUSTOM_lower'")),
-    # The items in their order: a bad name before a bad kind is named,
-    # though the schema alone would name the kind.
-    ({"traits": ["lower", 5]}, _VOCABULARY.format("'lower'")),
-    ({"traits": [5, "lower"]}, _LENGTH.format(5)),
-    ({"traits": ["CUSTOM_A", "bad", 7]}, _VOCABULARY.format("'bad'")),
+    ({}, _NO_TRAITS), ({"x": 1}, _EXTRA.format("x")),
+    ({"traits": [], "x": 1}, _EXTRA.format("x")),
+    ({"traits": "x"}, _ERR.format("'x' is not of type 'array'")),
+    ({"traits": None}, _ERR.format("None is not of type 'array'")),
+    ({"traits": {}}, _ERR.format("{} is not of type 'array'")),
+    ({"trait": "CUSTOM_X"}, _EXTRA.format("trait")),
+    ({"traits": [5]}, _ERR.format("5 is not of type 'string'")),
+    ({"traits": [None]}, _ERR.format("None is not of type 'string'")),
+    ({"traits": [True]}, _ERR.format("True is not of type 'string'")),
+    ({"traits": [[]]}, _ERR.format("[] is not of type 'string'")),
+    ({"traits": [""]}, _ERR.format("'' should be non-empty")),
+    ({"traits": ["A" * 256]}, _ERR.format(f"{'A' * 256!r} is too long")),
+    ({"traits": ["lower"]}, _ERR.format(_VOCABULARY.format("'lower'"))),
+    ({"traits": ["CUSTOM_lower"]},
+     _ERR.format(_VOCABULARY.format("'CUSTOM_lower'"))),
+    # Of several bad items the reference names the last.
+    ({"traits": ["lower", 5]}, _ERR.format("5 is not of type 'string'")),
+    ({"traits": [5, "lower"]}, _ERR.format(_VOCABULARY.format("'lower'"))),
+    ({"traits": ["CUSTOM_A", "bad", 7]},
+     _ERR.format("7 is not of type 'string'")),
     ({"traits": [f"CUSTOM_{i}" for i in range(51)]}, _LIMIT),
     ({"traits": [f"CUSTOM_{i}" for i in range(51)] + [3]},
-     _LENGTH.format(3)),
+     _ERR.format("3 is not of type 'string'")),
 ])
 def test_traits_bodies_keep_their_messages(api, node, body, message):
     resp = api.put(f"/v1/nodes/{node}/traits", body)
@@ -68,9 +73,10 @@ def test_traits_duplicates_count_once(api, node):
 
 
 @pytest.mark.parametrize("trait, message", [
-    ("lower", _VOCABULARY.format("'lower'")),
-    ("CUSTOM_", _VOCABULARY.format("'CUSTOM_'")),
-    ("A" * 256, _LENGTH.format(repr("A" * 256))),
+    ("lower", "Schema error for trait: " + _VOCABULARY.format("'lower'")),
+    ("CUSTOM_", "Schema error for trait: " + _VOCABULARY.format(
+        "'CUSTOM_'")),
+    ("A" * 256, f"Schema error for trait: {'A' * 256!r} is too long"),
 ])
 def test_one_trait_keeps_its_messages(api, node, trait, message):
     resp = api.put(f"/v1/nodes/{node}/traits/{trait}")
@@ -79,18 +85,24 @@ def test_one_trait_keeps_its_messages(api, node, trait, message):
 
 
 @pytest.mark.parametrize("body, message", [
-    ({"x": 1}, "The maintenance body accepts only 'reason'."),
-    ({"reason": 5, "x": 1}, "The maintenance body accepts only 'reason'."),
-    ({"reason": 5}, "The maintenance reason must be a string."),
-    ({"reason": []}, "The maintenance reason must be a string."),
-    ({"reason": True}, "The maintenance reason must be a string."),
-    ([], "Request body must be an object."),
+    ({"x": 1}, "Unexpected arguments: x"),
+    ({"reason": 5, "x": 1}, "Unexpected arguments: x"),
+    ({"reason": 5}, "Expected string for reason: 5"),
+    ({"reason": []}, "Expected string for reason: []"),
+    ({"reason": True}, "Expected string for reason: True"),
 ])
 def test_maintenance_bodies_keep_their_messages(api, node, body, message):
-    resp = api.put(f"/v1/nodes/{node}/maintenance?reason=q", body)
+    resp = api.put(f"/v1/nodes/{node}/maintenance", body)
     assert resp.status_int == 400, resp.body
     assert error_message(resp) == message
     assert api.get(f"/v1/nodes/{node}").json["maintenance"] is False
+
+
+def test_maintenance_body_that_is_no_object_gives_no_reason(api, node):
+    # The reference reads such a body as no arguments at all.
+    resp = api.put(f"/v1/nodes/{node}/maintenance?reason=q", [])
+    assert resp.status_int == 202, resp.body
+    assert api.get(f"/v1/nodes/{node}").json["maintenance_reason"] == "q"
 
 
 @pytest.mark.parametrize("body, query, reason", [
@@ -116,20 +128,38 @@ def _refusal(schema, doc) -> str:
     return str(e.value)
 
 
-def test_undeclared_messages_keep_the_validators_words():
+def test_undeclared_messages_are_the_references_schema_errors():
     body = Body({"names": Field(type=ARRAY, nullable=False,
                                 items=Field(nullable=False, max_length=2)),
                  "size": Field(type="integer")}, required=("names",))
     assert _refusal(body, {"size": 1}) == \
-        "Invalid thing: 'names' is a required property"
+        "Schema error for thing: 'names' is a required property"
     assert _refusal(body, {"names": [], "size": "x"}).startswith(
-        "Invalid thing field 'size': 'x' is not of type")
+        "Schema error for thing: 'x' is not of type")
     assert _refusal(body, {"names": ["a", "abc"]}).startswith(
-        "Invalid thing field 'names/1': 'abc' is too long")
+        "Schema error for thing: 'abc' is too long")
     # The same words as the schema alone gives.
     for doc in ({"size": 1}, {"names": [], "size": "x"},
                 {"names": ["a", "abc"]}):
         assert _refusal(body, doc) == _refusal(body.schema, doc)
+
+
+def test_a_refusal_without_a_name():
+    assert _refusal_as({"type": "object"}, [], None) == \
+        "Schema error: [] is not of type 'object'"
+
+
+def test_no_alternative_fitting_names_a_root_cause():
+    schema = {"oneOf": [{"required": ["a"]}, {"required": ["b"]}]}
+    assert _refusal(schema, {}) == (
+        "Schema error for thing: {} is not valid under any of the given "
+        "schemas. Possible root cause: 'a' is a required property")
+
+
+def _refusal_as(schema, doc, what) -> str:
+    with pytest.raises(exception.InvalidParameterValue) as e:
+        api_utils.validate(schema, doc, what)
+    return str(e.value)
 
 
 def test_checks_run_on_values_the_schema_took_in_order():
@@ -146,16 +176,22 @@ def test_checks_run_on_values_the_schema_took_in_order():
         check=lambda names: seen.append(tuple(names)))})
     api_utils.validate(body, {"names": ["a", "b"]}, "thing")
     assert seen == ["a", "b", ("a", "b")]
-    assert _refusal(body, {"names": ["a", "no", 3]}) == "not no"
-    assert _refusal(body, {"names": ["a", 3, "no"]}) == "bad 3"
+    assert _refusal(body, {"names": ["a", "no", "b"]}) == "not no"
+    # A value the schema refuses is refused before any check runs.
+    seen.clear()
+    assert _refusal(body, {"names": ["no", 3]}).startswith(
+        "Schema error for thing: 3 is not of type")
+    assert seen == []
 
 
 def test_items_are_part_of_the_schema():
     field = Field(type=ARRAY, items=node_sub.TRAIT)
     assert field.body_schema()["items"] == node_sub.TRAIT.body_schema()
     assert field.value_schema()["items"] == node_sub.TRAIT.value_schema()
-    assert node_sub.TRAITS.schema["properties"]["traits"]["items"] == {
+    items = node_sub.TRAITS.schema["properties"]["traits"]["items"]
+    assert {k: items[k] for k in ("type", "minLength", "maxLength")} == {
         "type": "string", "minLength": 1, "maxLength": 255}
+    assert [list(alt) for alt in items["anyOf"]] == [["pattern"], ["enum"]]
 
 
 def _put(ver: int, path: str) -> dict:

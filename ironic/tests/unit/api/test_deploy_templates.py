@@ -45,7 +45,8 @@ def test_validation(api_newest):
     api = api_newest
     assert _create(api, name="not-a-trait").status_int == 400
     assert _create(api, steps=[]).status_int == 400
-    assert _create(api, steps=[dict(STEP, interface="vendor")]
+    # The reference takes vendor steps, not network ones.
+    assert _create(api, steps=[dict(STEP, interface="network")]
                    ).status_int == 400
     assert _create(api, steps=[dict(STEP, priority=-1)]).status_int == 400
     assert _create(api, steps=[STEP, dict(STEP, priority=1)]

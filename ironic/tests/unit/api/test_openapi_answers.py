@@ -147,8 +147,8 @@ def _body(ver: int, path: str) -> dict:
 
 
 def test_create_bodies_take_fields_from_their_version():
-    assert "node_name" not in _body(93, "/v1/ports")["properties"]
-    assert "node_name" in _body(94, "/v1/ports")["properties"]
+    assert "node_ident" not in _body(93, "/v1/ports")["properties"]
+    assert "node_ident" in _body(94, "/v1/ports")["properties"]
     assert "owner" not in _body(59, "/v1/allocations")["properties"]
     assert "owner" in _body(60, "/v1/allocations")["properties"]
     node = _body(NEWEST, "/v1/nodes")

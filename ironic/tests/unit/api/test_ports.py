@@ -89,14 +89,18 @@ def test_later_fields_with_a_higher_maximum(api, newest):
     assert api.get("/v1/ports/eth0", version="1.87").status_int == 400
     resp = api.get(f"/v1/ports/{port['uuid']}", version="1.99").json
     assert "vendor" not in resp and resp["description"] == "first NIC"
-    by_name = api.post("/v1/ports", {"node_uuid": "n1",
+    by_name = api.post("/v1/ports", {"node_ident": "n1",
                                      "address": "52:54:00:00:00:02"},
                        version="1.94")
     assert by_name.status_int == 201, by_name.body
     assert by_name.json["node_uuid"] == node["uuid"]
-    assert api.post("/v1/ports", {"node_uuid": "n1",
-                                  "address": "52:54:00:00:00:03"},
-                    version="1.93").status_int == 400
+    # node_uuid takes a UUID only, at every version.
+    for version in ("1.93", "1.94"):
+        resp = api.post("/v1/ports", {"node_uuid": "n1",
+                                      "address": "52:54:00:00:00:03"},
+                        version=version)
+        assert resp.status_int == 400
+        assert error_message(resp) == "Expected UUID for node_uuid: n1"
 
 
 def test_invalid_mac_is_400_and_creates_nothing(api):
@@ -405,12 +409,12 @@ def test_port_names_are_unique_and_node_name_key(api, newest):
                    version=newest)
     assert dup.status_int == 409
     assert "eth0" in error_message(dup)
-    by_key = api.post("/v1/ports", {"node_name": "n9",
+    by_key = api.post("/v1/ports", {"node_ident": "n9",
                                     "address": "52:54:00:00:00:0a"},
                       version="1.94")
     assert by_key.status_int == 201, by_key.body
     assert by_key.json["node_uuid"] == node["uuid"]
-    assert api.post("/v1/ports", {"node_name": "n9",
+    assert api.post("/v1/ports", {"node_ident": "n9",
                                   "address": "52:54:00:00:00:0b"},
                     version="1.93").status_int == 400
     uuid_name = api.post("/v1/ports", {
@@ -480,7 +484,7 @@ def test_a_port_create_reads_its_node_once(api, db_calls):
     assert _node_reads(db_calls) == ["fetch_node_with_traits"], db_calls
     assert [name for name, _ in db_calls].count("create_port") == 1
     db_calls.clear()
-    by_name = api.post("/v1/ports", {"node_name": "once",
+    by_name = api.post("/v1/ports", {"node_ident": "once",
                                      "address": "52:54:00:00:00:31"},
                        version="1.110")
     assert by_name.status_int == 201, by_name.body
@@ -503,11 +507,11 @@ def test_a_portgroup_create_reads_its_node_once(api, db_calls):
 def test_a_port_for_a_missing_node_is_400(api):
     missing = "1be26c0b-03f2-4d2e-ae87-c02d7f33c123"
     for body in ({"node_uuid": missing}, {"node_uuid": missing.upper()},
-                 {"node_name": "nowhere"}):
+                 {"node_ident": "nowhere"}):
         resp = api.post("/v1/ports", {"address": "52:54:00:00:00:51",
                                       **body}, version="1.110")
         assert resp.status_int == 400, resp.body
-        ident = body.get("node_uuid") or body["node_name"]
+        ident = body.get("node_uuid") or body["node_ident"]
         assert f"Node {ident} could not be found" in error_message(resp)
 
 

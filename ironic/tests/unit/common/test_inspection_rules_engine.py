@@ -78,7 +78,7 @@ def test_validation_normalizes_for_storage():
     ({"actions": [{"op": "fail", "args": {"msg": 1}}], "phase": "early"},
      "Invalid phase: early"),
     ({"actions": [{"op": "fail", "args": {"msg": 1}}], "uuid": "bad"},
-     "Expected a UUID"),
+     "Expected UUID for uuid: "),
     ({"actions": [{"op": "fail", "args": {"msg": 1}}],
       "description": "x" * 256}, "too long"),
     ({"actions": [{"op": "fail", "args": {"msg": 1}}],

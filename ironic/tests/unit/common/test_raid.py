@@ -28,11 +28,12 @@ def test_a_full_configuration_is_valid():
     ({"size_gb": -1}, "size_gb"),
     ({"volume_name": 5}, "volume_name"),
 ])
-def test_errors_name_the_property(change, where):
+def test_errors_are_the_references_words(change, where):
     with pytest.raises(exception.InvalidParameterValue) as err:
         raid.validate_configuration({"logical_disks": [dict(DISK,
                                                             **change)]})
-    assert where in str(err.value)
+    assert str(err.value).startswith("RAID config validation error: ")
+    assert repr(change[where]) in str(err.value)
 
 
 def test_an_interface_may_extend_the_schema():
