@@ -62,12 +62,10 @@ class Catalog:
                          if n not in names)
         return names
 
-    def check_driver(self, driver: str) -> HardwareType:
+    def check_driver(self, driver: str, group: str = "") -> HardwareType:
         hw = self.types.get(driver)
         if hw is None:
-            raise exception.NoValidHostForDriver(
-                driver=driver, available=", ".join(sorted(self.types))
-                or "none")
+            raise exception.NoValidHostForDriver(driver=driver, group=group)
         return hw
 
     def check_interface(self, hw: HardwareType, kind: str, name: str
@@ -100,7 +98,8 @@ class Catalog:
         fields the request set. Unset fields get the hardware type's
         default; with ``reset`` so do all that the request did not set.
         """
-        hw = self.check_driver(values["driver"])
+        hw = self.check_driver(values["driver"],
+                               values.get("conductor_group") or "")
         for kind, field in interfaces.FIELDS.items():
             name = values.get(field)
             if name is None or (reset and field not in explicit):

@@ -60,7 +60,9 @@ def create_values(body: dict, ver: int) -> dict:
                 f"{', '.join(sorted(unknown))}")
     _check_versions(body, ver)
     values = _validate_values(body, ver)
-    node_driver.check_create(values, set(body))
+    group = body.get("conductor_group")
+    node_driver.check_create(values, set(body),
+                             group if isinstance(group, str) else None)
     return values
 
 

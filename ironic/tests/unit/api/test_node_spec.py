@@ -88,8 +88,8 @@ def test_a_node_named_like_an_attribute_of_the_controller(api, name):
     assert api.get(f"/v1/nodes/{name}").json["uuid"] == made.uuid
     # (nodes are shown at /v1/nodes only)
     resp = api.get(f"/v1/chassis/{made.uuid}/nodes/{name}")
-    assert resp.status_int == 403, resp.body
-    assert error_message(resp) == "Operation not permitted."
+    assert resp.status_int == 400, resp.body
+    assert error_message(resp) == "Malformed request URI."
     assert api.delete(f"/v1/nodes/{name}").status_int == 204
 
 
