@@ -96,6 +96,12 @@ class OperationNotPermitted(NotAuthorized):
     _msg_fmt = "Operation not permitted."
 
 
+class MalformedRequestURI(IronicException):
+    _msg_fmt = "Malformed request URI."
+    code = HTTPStatus.BAD_REQUEST
+    safe = True
+
+
 class HTTPForbidden(NotAuthorized):
     _msg_fmt = "Access was denied to the following resource: %(resource)s"
 
@@ -167,11 +173,12 @@ class NoValidDefaultForInterface(Invalid):
 
 
 class NoValidHostForDriver(Invalid):
+    """No live conductor of conductor group ``group`` serves hardware type
+    ``driver`` (an unknown driver is the same answer, in group "")."""
     # The client can list the drivers, so an unserved one is its mistake.
-    _msg_fmt = ("No valid host was found. Reason: No conductor service "
-                "registered which supports driver %(driver)s for conductor "
-                "group \"%(group)s\". Ensure the driver is valid and "
-                "enabled.")
+    _msg_fmt = ('No valid host was found. Reason: No conductor service '
+                'registered which supports driver %(driver)s for conductor '
+                'group "%(group)s". Ensure the driver is valid and enabled.')
 
 
 class VendorPassthruException(Invalid):

@@ -2,7 +2,7 @@
 
 Every error leaves the service as::
 
-    {"error_message": "{\"faultstring\": ..., \"faultcode\": ...,
+    {"error_message": "{\"faultcode\": ..., \"faultstring\": ...,
                         \"debuginfo\": null}"}
 
 (the inner document is itself a JSON string), which is what openstacksdk
@@ -26,7 +26,8 @@ LOG = logging.getLogger(__name__)
 def error_body(status: int, message: str,
                debuginfo: str | None = None) -> bytes:
     faultcode = "Client" if 400 <= status < 500 else "Server"
-    inner = json.dumps({"faultstring": message, "faultcode": faultcode,
+    # In the order Ironic 39 writes them.
+    inner = json.dumps({"faultcode": faultcode, "faultstring": message,
                         "debuginfo": debuginfo})
     return json.dumps({"error_message": inner}).encode()
 

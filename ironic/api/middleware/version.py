@@ -13,23 +13,32 @@ read; the ``OpenStack-API-*`` forms are accepted but not sent back.
 from __future__ import annotations
 
 import functools
+import json
 import re
+from http import HTTPStatus
 
 from ironic.api.controllers.v1 import versions
-from ironic.api.middleware import paths
-from ironic.api.middleware.errors import error_app_response
+from ironic.api.middleware import errors, paths
 
 LEGACY_HEADER = "HTTP_X_OPENSTACK_IRONIC_API_VERSION"
 STANDARD_HEADER = "HTTP_OPENSTACK_API_VERSION"
 ENV_KEY = "ironic.api_version"
-_VERSION_RE = re.compile(r"^1\.(0|[1-9][0-9]*)$")
+# Ironic 39 reads a version as two signed integers (``01.5`` is 1.5,
+# ``1.-1`` a minor version out of range).
+_VERSION_RE = re.compile(r"^([+-]?[0-9]+)\.([+-]?[0-9]+)$")
+# Longer numbers are out of range without converting them (int() refuses
+# more than 4,300 digits, and converting fewer still costs quadratic time).
+_MAX_DIGITS = 6
 
 
 class VersionNegotiationError(Exception):
-    def __init__(self, status: int, message: str):
+    def __init__(self, status: int, message: str, with_range: bool = True):
         super().__init__(message)
         self.status = status
         self.message = message
+        #: Whether the answer names the supported range in its headers
+        #: (Ironic 39 leaves them out when the header is not a version).
+        self.with_range = with_range
 
 
 def requested_version(environ) -> str | None:
@@ -46,6 +55,14 @@ def requested_version(environ) -> str | None:
     return value or None
 
 
+def _number(digits: str) -> int:
+    sign = -1 if digits.startswith("-") else 1
+    digits = digits.lstrip("+-").lstrip("0") or "0"
+    if len(digits) > _MAX_DIGITS:
+        return sign * (versions.MAX_VERSION + 1)
+    return sign * int(digits)
+
+
 def negotiate(value: str | None) -> int:
     if value is None:
         return versions.MIN_VERSION
@@ -56,20 +73,33 @@ def negotiate(value: str | None) -> int:
         # Not a version at all is "not acceptable" too (406), like a
         # version out of range: clients treat both the same way.
         raise VersionNegotiationError(
-            406, f"Invalid value for X-OpenStack-Ironic-API-Version header: "
-                 f"{value}. It must be of the form 1.N or 'latest'.")
-    digits = match.group(1)
-    # No supported minor number has more than a few digits; longer ones are
-    # out of range without converting them (int() refuses more than 4,300
-    # digits, and converting fewer still costs quadratic time).
-    minor = int(digits) if len(digits) <= 6 else versions.MAX_VERSION + 1
+            406, "Invalid value for X-OpenStack-Ironic-API-Version header",
+            with_range=False)
+    supported = (f"The supported version range is: "
+                 f"[{versions.MIN_VERSION_STRING}, "
+                 f"{versions.MAX_VERSION_STRING}].")
+    if _number(match.group(1)) != 1:
+        raise VersionNegotiationError(
+            406, f"Mutually exclusive versions requested. Version {value} "
+                 f"requested but not supported by this service. {supported}")
+    minor = _number(match.group(2))
     if not versions.MIN_VERSION <= minor <= versions.MAX_VERSION:
         raise VersionNegotiationError(
             406, f"Version {value} was requested but the minor version is "
-                 f"not supported by this service. The supported version "
-                 f"range is: [{versions.MIN_VERSION_STRING}, "
-                 f"{versions.MAX_VERSION_STRING}].")
+                 f"not supported by this service. {supported}")
     return minor
+
+
+def _refusal_body(path: str, status: int, message: str) -> bytes:
+    """Ironic 39 refuses a version on the root with its usual error body,
+    and everywhere else with the body of a plain HTTP error (``code``,
+    ``title``, ``description``), which clients read as well."""
+    if path in ("", "/"):
+        return errors.error_body(status, message)
+    inner = json.dumps({"code": status,
+                        "title": HTTPStatus(status).phrase,
+                        "description": message})
+    return json.dumps({"error_message": inner}).encode()
 
 
 @functools.lru_cache(maxsize=None)
@@ -94,8 +124,14 @@ class VersionMiddleware:
         try:
             minor = negotiate(requested_version(environ))
         except VersionNegotiationError as e:
-            return error_app_response(start_response, e.status,
-                                      e.message, _headers(None))
+            body = _refusal_body(environ.get("PATH_INFO", ""), e.status,
+                                 e.message)
+            headers = [("Content-Type", "application/json"),
+                       ("Content-Length", str(len(body)))]
+            if e.with_range:
+                headers += _headers(None)
+            start_response(errors.status_line(e.status), headers)
+            return [body]
         environ[ENV_KEY] = minor
         path = environ.get("PATH_INFO", "")
         extra = _headers(minor if paths.names_version(path) else None)

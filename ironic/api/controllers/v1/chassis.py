@@ -79,7 +79,13 @@ class ChassisNodesController(rest.RestController):
     @api_method()
     def get_one(self, ident, **params):
         # Nodes are shown at /v1/nodes only.
-        raise exception.OperationNotPermitted()
+        raise exception.MalformedRequestURI()
+
+    @expose()
+    @api_method(status=204)
+    def delete(self, ident):
+        # Nor deleted here: Ironic 39 answers as for a missing resource.
+        raise exception.NotFound()
 
 
 def _create(body: dict, ver: int) -> Chassis:

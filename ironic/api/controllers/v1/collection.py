@@ -150,8 +150,9 @@ def rule_hooks(kind: str, list_rule: str = "list") -> dict[str, Any]:
 
 def list_only(verb: str) -> Exception:
     """``Spec.refuse_nested`` of a resource whose nested views only list:
-    items are managed at the top-level collection."""
-    return exception.OperationNotPermitted()
+    items are managed at the top-level collection (Ironic 39 answers 400
+    to an item or a create under a parent)."""
+    return exception.MalformedRequestURI()
 
 
 class CollectionController(rest.RestController):
@@ -193,6 +194,14 @@ class CollectionController(rest.RestController):
         self._refuse_nested(verb)
         self.spec.authorize(verb)
 
+    def _refuse_nested_item(self, ident: str, verb: str) -> None:
+        """Refusal of an item under a parent; where Ironic 39 looks the
+        item up first, one it cannot find answers its 404 instead."""
+        if self.scope and self.spec.nested_item_lookup:
+            self.spec.authorize(verb)
+            self.spec.item(ident, verb)
+        self._refuse_nested(verb)
+
     @expose()
     def _lookup(self, ident, sub=None, *remainder):
         if sub is None:
@@ -202,6 +211,10 @@ class CollectionController(rest.RestController):
             return self.spec.subresources[ident].factory(
                 item, self.scope), middle
         found = self.spec.subresources.get(sub)
+        if found is None and not remainder and hasattr(self, "get_one"):
+            # Ironic 39 reads the segment after an item as the ``fields``
+            # of its GET (/v1/nodes/X/name shows the name).
+            return ItemFieldsView(self, ident, sub), []
         if found is None or not found.feature.available(method.version()):
             pecan.abort(404)
         return found.factory(ident, self.scope), remainder
@@ -216,7 +229,7 @@ class CollectionController(rest.RestController):
                           url=self._url(True))
 
     def _get_one(self, ident, **params):
-        self._refuse_nested("get")
+        self._refuse_nested_item(ident, "get")
         spec = self.spec
         if spec.lookup_before_fields:
             list_query.show_fields(spec, {k: v for k, v in params.items()
@@ -240,6 +253,7 @@ class CollectionController(rest.RestController):
         return show(self.spec, obj)
 
     def _patch(self, ident):
+        self._refuse_nested_item(ident, "update")
         self._check_verb("update")
         patch = method.json_body(list, what="patch")
         obj = self.spec.item(ident, "update")
@@ -247,8 +261,57 @@ class CollectionController(rest.RestController):
                                                 method.version()))
 
     def _delete(self, ident):
+        self._refuse_nested_item(ident, "delete")
         self._check_verb("delete")
         self.spec.delete(self.spec.item(ident, "delete"))
+
+
+def invalid_path_fields(spec: Spec, unknown: list[str]) -> str:
+    """Ironic 39's message for fields named in the path it does not know:
+    nodes name the first, the other resources all of them."""
+    if spec.singular == "node":
+        return f"Field {unknown[0]} is not a valid field."
+    return f'Field(s) "{", ".join(unknown)}" are not valid'
+
+
+class ItemFieldsView(rest.RestController):
+    """``/<collection>/<ident>/<fields>``: the item's GET with those
+    fields; nothing else is served there."""
+
+    def __init__(self, items: CollectionController, ident: str,
+                 fields: str):
+        self.items = items
+        self.ident = ident
+        self.fields = fields
+
+    @expose()
+    def get_all(self, **params):
+        if "fields" in params:
+            raise exception.InvalidParameterValue(
+                err="The fields to show are given twice: in the path "
+                    "and in the query.")
+        # As Ironic 39 checks them: the version, then the item (404), then
+        # each field, with the messages of its item handlers (not those
+        # of its query validation).
+        ver = method.version()
+        if not features.FIELDS_SELECTION.available(ver):
+            raise exception.NotAcceptable()
+        spec = self.items.spec
+        spec.authorize("get")
+        spec.item(self.ident, "get")
+        names = [f.strip() for f in self.fields.split(",") if f.strip()]
+        if any(spec.feature(n) is not None
+               and not spec.feature(n).available(ver) for n in names):
+            raise exception.NotAcceptable()
+        unknown = [n for n in names if spec.feature(n) is None]
+        if unknown:
+            raise exception.InvalidParameterValue(
+                err=invalid_path_fields(spec, unknown))
+        return self.items.get_one(self.ident, fields=self.fields, **params)
+
+    @expose()
+    def _default(self, *args, **kwargs):
+        raise exception.NotFound()
 
 
 def _handlers(spec: Spec) -> dict[str, Any]:

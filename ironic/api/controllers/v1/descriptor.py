@@ -281,6 +281,10 @@ class Spec:
     #: What a nested view (a parent in the URL) answers to anything but a
     #: list; None: the nested view serves it too.
     refuse_nested: Callable[[str], Exception | None] = _no_parent_refusal
+    #: Whether a nested view looks an item up (404 when missing) before
+    #: ``refuse_nested`` refuses it, as Ironic 39 does for port groups and
+    #: volume connectors and targets, not for ports.
+    nested_item_lookup: bool = False
     #: Refuses filters the list does not take together (each was checked
     #: on its own by then; the URL's parents count as given).
     check_filters: Callable[[Query], None] = _any_filters

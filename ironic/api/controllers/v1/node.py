@@ -51,7 +51,25 @@ def _conductor_api(node: Any) -> rpcapi.ConductorAPI:
 # The node's own handlers are named as the handlers they become (readers
 # of the API's shape, such as the OpenAPI document, go by the name).
 
+def _bare_subresource(name: str) -> Exception | None:
+    """What Ironic 39 answers to ``GET /v1/nodes/<name>`` where ``name``
+    names a node-last route of its own (its routing reaches that route
+    with no node, never a node of that name)."""
+    if name in ("states", "vendor_passthru"):
+        return exception.MissingParameterValue(
+            err="Missing mandatory parameter: node_ident")
+    if name == "validate":
+        return exception.InvalidParameterValue(
+            err="Expected a logical name or UUID but received None.")
+    if name in ("management", "maintenance"):
+        return method.MethodNotAllowed()
+    return None
+
+
 def get_one(self, ident, **params):
+    refusal = _bare_subresource(ident)
+    if refusal is not None:
+        raise refusal
     query.refuse_unexpected(params, ("fields",))
     try:
         # The encoded document, kept while the node is unchanged.

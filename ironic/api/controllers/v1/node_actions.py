@@ -471,7 +471,8 @@ class ManagementController(node_sub._NodeSub):
     def _lookup(self, sub=None, *remainder):
         child = self._children.get(sub)
         if child is None:
-            pecan.abort(404)
+            # As Ironic 39: the management root serves no method itself.
+            raise method.MethodNotAllowed()
         return child(self.node_ident), remainder
 
 

@@ -158,11 +158,11 @@ class HistoryController(node_sub._NodeSub):
     @api_method(features.NODE_HISTORY)
     def get_one(self, event_uuid, **params):
         list_query.check_item_params(HISTORY_SPEC, params)
-        if not utils.is_uuid_like(event_uuid):
-            raise exception.InvalidUUID(uuid=event_uuid)
         node = self._node("baremetal:node:history:get")
-        event = node_records.history_event(
-            node.id, utils.normalize_uuid(event_uuid))
+        # Ironic 39 answers a malformed UUID as an event it cannot find.
+        if utils.is_uuid_like(event_uuid):
+            event_uuid = utils.normalize_uuid(event_uuid)
+        event = node_records.history_event(node.id, event_uuid)
         return self._view(node.uuid, event,
                           HISTORY_SPEC.visible(method.version()))
 

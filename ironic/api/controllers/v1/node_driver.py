@@ -26,8 +26,25 @@ from ironic.common import exception
 _PARSING_KINDS = ("power", "management")
 
 
-def check_create(values: dict, given: set[str]) -> None:
-    """Fill in default interfaces of a new node and check the given ones."""
+def check_host(driver: str, group: str | None) -> None:
+    """400 unless a live conductor of the node's conductor group serves
+    its hardware type: the conductor the node would be managed by, found
+    as every request for it finds one (the hash rings), so one answer for
+    the all-in-one service and for conductors of several groups.
+    ``group`` is named as the request gave it."""
+    try:
+        hash_ring.manager().get_ring(driver, group or "")
+    except exception.NoValidHost:
+        raise exception.NoValidHostForDriver(
+            driver=driver, group=group or "") from None
+
+
+def check_create(values: dict, given: set[str],
+                 group: str | None = None) -> None:
+    """Check that a conductor would serve the new node (``group``: its
+    conductor group as given), fill in its default interfaces and check
+    the given ones."""
+    check_host(values["driver"], group)
     hash_ring.live_catalog().update_node_interfaces(
         values, explicit=given & set(interfaces.COLUMNS))
     check_driver_info(values)
@@ -79,6 +96,8 @@ def check_update(values: dict, changed: set[str], reset: bool,
         raise exception.InvalidParameterValue(
             err="The reset_interfaces parameter can only be used when "
                 "changing the node's driver.")
+    if changed & {"driver", "conductor_group"}:
+        check_host(values["driver"], values.get("conductor_group"))
     written: set[str] = set()
     if "driver" in changed or touched:
         before = {f: values.get(f) for f in interfaces.COLUMNS}

@@ -64,7 +64,9 @@ def create_values(body: dict, ver: int) -> dict:
         api_utils.validate(NODE_SCHEMA, body, "node")
     _check_versions(body, ver)
     values = _validate_values(body, ver)
-    node_driver.check_create(values, set(body))
+    group = body.get("conductor_group")
+    node_driver.check_create(values, set(body),
+                             group if isinstance(group, str) else None)
     return values
 
 

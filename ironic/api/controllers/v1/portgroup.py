@@ -188,6 +188,6 @@ SPEC = descriptor.Spec(
     item=lambda ident, verb: _authorized(ident,
                                          f"baremetal:portgroup:{verb}"),
     create=_create, update=_update, delete=_delete,
-    refuse_nested=collection.list_only)
+    refuse_nested=collection.list_only, nested_item_lookup=True)
 
 PortgroupsController = collection.controller(SPEC, "PortgroupsController")

@@ -126,13 +126,6 @@ def _node_filter(ident: str, q: descriptor.Query) -> descriptor.Criteria:
     return [("node_id", node_lookup.get_node(ident).id)]
 
 
-def _nested(verb: str) -> Exception:
-    # The views under a node only list.
-    if verb == "get":
-        return exception.NotFound()
-    return exception.HTTPForbidden(resource="volume")
-
-
 def _rows(store: records.VolumeRecords) -> Callable[..., list]:
     """``Spec.fetch``: a page as rows of columns."""
     fetch = collection.records_fetch(store)
@@ -143,7 +136,9 @@ def _item(kind: _Kind, ident: str, verb: str) -> Any:
     """The item, once the caller may ``verb`` it (404 when it may not see
     it)."""
     if not utils.is_uuid_like(ident):
-        raise exception.InvalidUUID(uuid=ident)
+        # Named as Ironic 39 names the argument of the path.
+        raise exception.InvalidParameterValue(
+            err=f"Expected UUID for {kind.key[:-1]}_uuid: {ident}")
     obj = kind.store.get(utils.normalize_uuid(ident))
     resource.check_node_item(
         "volume", f"baremetal:volume:{verb}", obj.node_id,
@@ -199,7 +194,7 @@ def _spec(kind: _Kind) -> descriptor.Spec:
         create=functools.partial(_create, kind),
         update=functools.partial(_update, kind),
         delete=functools.partial(_delete, kind),
-        refuse_nested=_nested)
+        refuse_nested=collection.list_only, nested_item_lookup=True)
 
 
 _SPECS = {kind.key: _spec(kind) for kind in (CONNECTORS, TARGETS)}

@@ -103,8 +103,13 @@ def test_nodes_of_a_chassis_and_delete(api):
     assert [n["uuid"] for n in nodes] == [node["uuid"]]
     detail = api.get(f"/v1/chassis/{ch['uuid']}/nodes/detail").json
     assert detail["nodes"][0]["chassis_uuid"] == ch["uuid"]
-    assert api.get(f"/v1/chassis/{ch['uuid']}/nodes/{node['uuid']}"
-                   ).status_int == 403
+    # As Ironic 39: a node is shown and deleted at /v1/nodes only.
+    resp = api.get(f"/v1/chassis/{ch['uuid']}/nodes/{node['uuid']}")
+    assert resp.status_int == 400
+    assert error_message(resp) == "Malformed request URI."
+    resp = api.delete(f"/v1/chassis/{ch['uuid']}/nodes/{node['uuid']}")
+    assert resp.status_int == 404
+    assert error_message(resp) == "Resource could not be found."
     resp = api.delete(f"/v1/chassis/{ch['uuid']}")
     assert resp.status_int == 400
     assert ch["uuid"] in error_message(resp)

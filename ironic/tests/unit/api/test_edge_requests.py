@@ -89,9 +89,24 @@ def test_item_method_without_the_item_is_400(api, method, path):
 
 
 def test_unknown_paths_stay_404(api, ids):
-    for path in ("/bogus", "/v1/bogus", "/v1/nodes/n1/bogus",
-                 f"/v1/ports/{ids['port']}/bogus"):
+    for path in ("/bogus", "/v1/bogus", "/v1/nodes/n1/bogus/more"):
         _status(api.get(path), 404)
+
+
+@pytest.mark.parametrize("kind", ["nodes", "ports", "portgroups", "chassis"])
+def test_a_segment_after_an_item_names_its_fields(api, ids, kind):
+    # As Ironic 39, which reads it as the ``fields`` of the item's GET.
+    path = f"/v1/{kind}/{ids[_KEY[kind]]}"
+    assert api.get(f"{path}/uuid").json == api.get(f"{path}?fields=uuid").json
+    message = _status(api.get(f"{path}/bogus"), 400)
+    assert message == ("Field bogus is not a valid field." if kind == "nodes"
+                       else 'Field(s) "bogus" are not valid')
+    # The item is looked up first, the version checked before both.
+    missing = "9be26c0b-03f2-4d2e-ae87-c02d7f33c199"
+    assert missing in _status(api.get(f"/v1/{kind}/{missing}/bogus"), 404)
+    _status(api.get(f"{path}/bogus", version="1.7"), 406)
+    _status(api.get(f"{path}/uuid?fields=uuid"), 400)
+    _status(api.delete(f"{path}/bogus"), 404)
 
 
 @pytest.mark.parametrize("kind", ["nodes", "ports", "portgroups", "chassis"])

@@ -238,7 +238,8 @@ def test_missing_and_malformed_identifiers(api):
         assert "not-a-uuid" in _error(resp, 400)
     uuid = _create(api).json["uuid"]
     _error(api.get(f"{URL}/{uuid}?other=1"), 400)
-    _error(api.get(f"{URL}/{uuid}/sub"), 404)
+    assert _error(api.get(f"{URL}/{uuid}/sub"), 400) == \
+        'Field(s) "sub" are not valid'
     _error(api.put(f"{URL}/{uuid}", {"actions": [ACTION]}), 405)
     # Without an identifier: a client error (the exact status is the
     # routing's, shared by every resource).

@@ -70,7 +70,13 @@ def test_history(api_newest):
     one = api.get(f"/v1/nodes/h1/history/{doc['history'][0]['uuid']}").json
     assert one["conductor"] == "c1" and one["event_type"] == "deploy"
     assert api.get(f"/v1/nodes/h1/history/{UUID}").status_int == 404
-    assert api.get("/v1/nodes/h1/history/x").status_int == 400
+    # As Ironic 39: an identifier that is no UUID names no event either.
+    resp = api.get("/v1/nodes/h1/history/x")
+    assert resp.status_int == 404
+    assert error_message(resp) == "Node history record x could not be found."
+    resp = api.get(f"/v1/nodes/{UUID}/history/x")
+    assert resp.status_int == 404
+    assert error_message(resp) == f"Node {UUID} could not be found."
     assert api.get("/v1/nodes/h1/history",
                    version="1.77").status_int == 404
 

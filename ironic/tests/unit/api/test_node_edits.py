@@ -72,14 +72,51 @@ def test_patch_state_rules_are_checked_by_the_conductor(env):
     assert resp.status_int == 409
 
 
+def _no_host(driver, group):
+    return ('No valid host was found. Reason: No conductor service '
+            f'registered which supports driver {driver} for conductor group '
+            f'"{group}". Ensure the driver is valid and enabled.')
+
+
 def test_patch_into_a_group_nobody_serves_is_400(env):
     uuid = _node(env)
     resp = env.patch(f"/v1/nodes/{uuid}",
                      [{"op": "add", "path": "/conductor_group",
-                       "value": "nowhere"}])
+                       "value": "NoWhere"}])
     assert resp.status_int == 400
-    ifx.error_message(resp)
+    # As Ironic 39: the group as the node would store it.
+    assert ifx.error_message(resp) == _no_host("fake-hardware", "nowhere")
     assert env.get(f"/v1/nodes/{uuid}").json["conductor_group"] == ""
+    resp = env.patch(f"/v1/nodes/{uuid}",
+                     [{"op": "replace", "path": "/driver", "value": "nope"},
+                      {"op": "add", "path": "/conductor_group",
+                       "value": "nowhere"}])
+    assert ifx.error_message(resp) == _no_host("nope", "nowhere")
+
+
+def test_create_in_a_group_nobody_serves_is_400(env):
+    resp = env.post("/v1/nodes", {"driver": "fake-hardware",
+                                  "conductor_group": "Foo"})
+    assert resp.status_int == 400
+    # As Ironic 39: the group as the request gave it.
+    assert ifx.error_message(resp) == _no_host("fake-hardware", "Foo")
+    resp = env.post("/v1/nodes", {"driver": "nope",
+                                  "conductor_group": "foo"})
+    assert ifx.error_message(resp) == _no_host("nope", "foo")
+    assert env.get("/v1/nodes").json["nodes"] == []
+
+
+def test_a_group_served_by_its_own_conductor(env):
+    # Several conductors, one per group: each group takes its nodes.
+    ifx.register_test_conductor("rack1-conductor", "rack1")
+    uuid = _node(env, conductor_group="Rack1")
+    assert env.get(f"/v1/nodes/{uuid}").json["conductor_group"] == "rack1"
+    uuid = _node(env)
+    resp = env.patch(f"/v1/nodes/{uuid}",
+                     [{"op": "add", "path": "/conductor_group",
+                       "value": "rack1"}])
+    assert resp.status_int == 200, resp.body
+    assert resp.json["conductor_group"] == "rack1"
 
 
 def test_empty_patch_needs_no_conductor(env):

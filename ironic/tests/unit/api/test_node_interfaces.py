@@ -64,14 +64,23 @@ def test_unsupported_by_hardware_type_is_400(api2):
     assert "example" in msg
 
 
-def test_unknown_driver_is_400_naming_the_conductor_group(api):
+def test_unknown_driver_in_a_group_is_400_naming_the_group(api):
     resp = api.post("/v1/nodes", {"driver": "ipmi",
                                   "conductor_group": "Rack1"})
     assert resp.status_int == 400
     assert error_message(resp) == (
         'No valid host was found. Reason: No conductor service registered '
-        'which supports driver ipmi for conductor group "rack1". Ensure '
+        'which supports driver ipmi for conductor group "Rack1". Ensure '
         'the driver is valid and enabled.')
+
+
+def test_unknown_driver_is_400_naming_driver_and_group(api):
+    resp = api.post("/v1/nodes", {"driver": "ipmi"})
+    assert resp.status_int == 400
+    assert error_message(resp) == (
+        'No valid host was found. Reason: No conductor service registered '
+        'which supports driver ipmi for conductor group "". Ensure the '
+        'driver is valid and enabled.')
 
 
 def test_interface_field_needs_its_version(api):

@@ -88,8 +88,8 @@ def test_a_node_named_like_an_attribute_of_the_controller(api, name):
     assert api.get(f"/v1/nodes/{name}").json["uuid"] == made.uuid
     # (nodes are shown at /v1/nodes only)
     resp = api.get(f"/v1/chassis/{made.uuid}/nodes/{name}")
-    assert resp.status_int == 403, resp.body
-    assert error_message(resp) == "Operation not permitted."
+    assert resp.status_int == 400, resp.body
+    assert error_message(resp) == "Malformed request URI."
     assert api.delete(f"/v1/nodes/{name}").status_int == 204
 
 
@@ -102,3 +102,29 @@ def test_an_item_of_another_collection_named_spec(api):
     assert resp.status_int == 201, resp.body
     assert api.get("/v1/ports/spec").json["uuid"] == resp.json["uuid"]
     assert api.delete("/v1/ports/spec").status_int == 204
+
+
+@pytest.mark.parametrize("path,status,message", [
+    ("/v1/nodes/states", 400, "Missing mandatory parameter: node_ident"),
+    ("/v1/nodes/vendor_passthru", 400,
+     "Missing mandatory parameter: node_ident"),
+    ("/v1/nodes/validate", 400,
+     "Expected a logical name or UUID but received None."),
+    ("/v1/nodes/management", 405, None),
+    ("/v1/nodes/maintenance", 405, None),
+])
+def test_a_node_last_route_without_its_node(api, path, status, message):
+    # As Ironic 39: these name its routes, never a node.
+    make_node(name=path.rsplit("/", 1)[1])
+    resp = api.get(path)
+    assert resp.status_int == status, resp.body
+    if message:
+        assert error_message(resp) == message
+
+
+def test_the_management_root_serves_no_method(api):
+    made = make_node(name="m1")
+    for path in ("/v1/nodes/m1/management", "/v1/nodes/m1/management/bad",
+                 f"/v1/nodes/management/{made.uuid}"):
+        assert api.get(path).status_int == 405, path
+    assert api.get("/v1/nodes/m1/management/boot_device").status_int == 200

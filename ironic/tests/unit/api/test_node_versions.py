@@ -99,6 +99,7 @@ def test_filters_select_nodes(api_newest):
     api = api_newest
     a = _create(api, owner="p1", lessee="l1", resource_class="gold",
                 description="rack 12 top")
+    ifx.register_test_conductor("cg1-conductor", "cg1")
     _create(api, owner="p2", conductor_group="CG1")
     uuids = lambda url: [n["uuid"] for n in api.get(url).json["nodes"]]  # noqa
     assert uuids("/v1/nodes?owner=p1") == [a["uuid"]]

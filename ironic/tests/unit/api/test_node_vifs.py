@@ -7,6 +7,7 @@ import uuid as uuidlib
 
 import pytest
 
+from ironic.db import api as db_api
 from ironic.tests.fixtures import error_message
 from ironic.tests.unit.api.test_node_management import _lock, _node, env
 
@@ -221,7 +222,10 @@ def test_network_default_is_the_hardware_types_first_enabled(
 def test_no_conductor_for_the_node_is_400(env):
     # No conductor serves this conductor group.
     api, _ = env
-    node = _node(api, network_interface="flat", conductor_group="nowhere")
+    node = _node(api, network_interface="flat")
+    dbapi = db_api.get_instance()
+    dbapi.update_node(dbapi.get_node_by_uuid(node).id,
+                      {"conductor_group": "nowhere"})
     resp = api.get(f"/v1/nodes/{node}/vifs")
     assert resp.status_int == 400, resp.body
     assert api.post(f"/v1/nodes/{node}/vifs",

@@ -1,7 +1,10 @@
 """Node CRUD through the WSGI application."""
 
+import json
+
 import pytest
 
+from ironic.api.controllers.v1 import versions
 from ironic.tests.fixtures import error_message
 
 
@@ -83,12 +86,50 @@ def test_delete_then_404(api):
     assert node["uuid"] in error_message(resp)
 
 
-@pytest.mark.parametrize("version", ["1.999", "2.1", "1.x", "abc"])
-def test_version_out_of_range_or_malformed_is_406(api, version):
+@pytest.mark.parametrize("version", ["1.999", "2.1", "0.5", "1.-1"])
+def test_version_out_of_range_is_406(api, version):
     resp = api.get("/v1/nodes", version=version)
     assert resp.status_int == 406
-    assert resp.headers["X-OpenStack-Ironic-API-Maximum-Version"]
+    assert resp.headers["X-OpenStack-Ironic-API-Maximum-Version"] == \
+        versions.MAX_VERSION_STRING
+    assert resp.headers["X-OpenStack-Ironic-API-Minimum-Version"] == "1.1"
     assert version in error_message(resp)
+    assert "The supported version range is: [1.1, " in error_message(resp)
+
+
+@pytest.mark.parametrize("version", ["1.x", "abc", "1", "1.5.1", "1."])
+def test_malformed_version_is_406_without_the_range(api, version):
+    resp = api.get("/v1/nodes", version=version)
+    assert resp.status_int == 406
+    assert "X-OpenStack-Ironic-API-Maximum-Version" not in resp.headers
+    assert error_message(resp) == \
+        "Invalid value for X-OpenStack-Ironic-API-Version header"
+
+
+def test_version_refusal_bodies_as_ironic_39(api):
+    # Below the root the body is that of a plain HTTP error, byte for byte.
+    resp = api.get("/v1/nodes", version="abc")
+    assert resp.body == (
+        b'{"error_message": "{\\"code\\": 406, \\"title\\": \\"Not '
+        b'Acceptable\\", \\"description\\": \\"Invalid value for '
+        b'X-OpenStack-Ironic-API-Version header\\"}"}')
+    assert resp.content_type == "application/json"
+    # On the root, the usual fault document.
+    resp = api.get("/", version="1.0")
+    assert resp.status_int == 406
+    inner = json.loads(resp.json["error_message"])
+    assert list(inner) == ["faultcode", "faultstring", "debuginfo"]
+    assert inner["faultstring"].startswith(
+        "Version 1.0 was requested but the minor version is not supported")
+
+
+@pytest.mark.parametrize("version,minor", [("01.5", "1.5"), ("1.05", "1.5"),
+                                           ("LATEST", None)])
+def test_versions_read_as_numbers(api, version, minor):
+    resp = api.get("/v1/nodes", version=version)
+    assert resp.status_int == 200
+    assert resp.headers["X-OpenStack-Ironic-API-Version"] == \
+        (minor or versions.MAX_VERSION_STRING)
 
 
 def test_standard_version_header_wins_over_the_legacy_one(api):

@@ -147,8 +147,23 @@ def test_list_filters_and_subresources(api):
     assert api.get("/v1/portgroups?shard=x",
                    version="1.106").status_int == 200
     assert api.get("/v1/portgroups?node=ghost").status_int == 404
-    assert api.get("/v1/nodes/one/portgroups/g1").status_int == 403
-    assert api.get("/v1/portgroups/g1/bogus").status_int == 404
+    # As Ironic 39: the port group is looked up (404), then refused.
+    resp = api.get("/v1/nodes/one/portgroups/g1")
+    assert resp.status_int == 400
+    assert error_message(resp) == "Malformed request URI."
+    resp = api.get("/v1/nodes/one/portgroups/ghost")
+    assert resp.status_int == 404
+    assert error_message(resp) == "Portgroup ghost could not be found."
+    for method in ("DELETE", "PATCH"):
+        resp = api.request(method, "/v1/nodes/one/portgroups/g1", [])
+        assert resp.status_int == 400, resp.body
+        resp = api.request(method, "/v1/nodes/one/portgroups/ghost", [])
+        assert resp.status_int == 404, resp.body
+    # A segment after an item names the fields to show.
+    resp = api.get("/v1/portgroups/g1/bogus")
+    assert resp.status_int == 400
+    assert error_message(resp) == 'Field(s) "bogus" are not valid'
+    assert set(api.get("/v1/portgroups/g1/mode").json) == {"mode", "links"}
 
 
 def test_ports_of_a_portgroup(api):

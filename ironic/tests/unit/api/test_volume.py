@@ -1,5 +1,7 @@
 """Volume connectors and targets (API 1.32)."""
 
+import uuid as uuidlib
+
 import pytest
 
 from ironic.db import api as db_api
@@ -151,8 +153,25 @@ def test_powered_on_node_not_in_use_loses_its_volumes(api, node, state):
 
 def test_node_subresource_is_read_only(api, node):
     body = {"node_uuid": node["uuid"], "type": "iqn", "connector_id": "x"}
-    assert api.post("/v1/nodes/n1/volume/connectors",
-                    body).status_int == 403
+    resp = api.post("/v1/nodes/n1/volume/connectors", body)
+    assert resp.status_int == 400
+    assert error_message(resp) == "Malformed request URI."
+    # An item is looked up first, as Ironic 39 does.
+    made = api.post("/v1/volume/connectors", body).json["uuid"]
+    for method in ("GET", "PATCH", "DELETE"):
+        resp = api.request(method, f"/v1/nodes/n1/volume/connectors/{made}",
+                           [] if method == "PATCH" else None)
+        assert resp.status_int == 400, resp.body
+        assert error_message(resp) == "Malformed request URI."
+    missing = str(uuidlib.uuid4())
+    resp = api.get(f"/v1/nodes/n1/volume/targets/{missing}")
+    assert resp.status_int == 404
+    assert error_message(resp) == \
+        f"Volume target {missing} could not be found."
+    resp = api.get("/v1/nodes/n1/volume/connectors/bogus")
+    assert resp.status_int == 400
+    assert error_message(resp) == \
+        "Expected UUID for connector_uuid: bogus"
 
 
 def test_deleting_node_removes_its_volumes(api, node):
