@@ -25,8 +25,12 @@ class Repeated(str):
     shows a list, the text every refusal quotes. Being a string, it never
     breaks a handler that reads it as one; the checks refuse it."""
 
+    values: tuple[str, ...]
+
     def __new__(cls, values: list[str]) -> "Repeated":
-        return super().__new__(cls, repr(list(values)))
+        self = super().__new__(cls, repr(list(values)))
+        self.values = tuple(values)
+        return self
 
 
 def is_repeated(value: Any) -> bool:

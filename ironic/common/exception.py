@@ -62,8 +62,8 @@ class InvalidMAC(Invalid):
 
 
 class IncompleteLookup(Invalid):
-    _msg_fmt = ("At least one of the 'addresses' and 'node_uuid' "
-                "parameters is required.")
+    _msg_fmt = ("At least one of 'addresses' and 'node_uuid' parameters "
+                "is required")
 
 
 class InvalidStateRequested(Invalid):

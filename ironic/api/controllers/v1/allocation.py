@@ -304,6 +304,9 @@ def _update(alloc: Allocation, patch: list, ver: int) -> Allocation:
 
 
 SPEC = descriptor.Spec(
+    # Ironic 39 checks these queries with a JSON schema, and words its
+    # refusals after it.
+    schema_query=True,
     singular="allocation", collection="allocations", obj_cls=None,
     body_title=None,
     api_fields=_FIELDS, default_fields=None,

@@ -131,6 +131,9 @@ def _update(rule: InspectionRule, patch: list, ver: int) -> InspectionRule:
 
 
 SPEC = descriptor.Spec(
+    # Ironic 39 checks these queries with a JSON schema, and words its
+    # refusals after it.
+    schema_query=True,
     singular="inspection rule", collection="inspection_rules",
     body_title=None,
     obj_cls=InspectionRule, lookup_before_fields=True, uuid_marker=False,

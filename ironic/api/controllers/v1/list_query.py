@@ -159,6 +159,10 @@ def parse_page(spec: Spec, params: dict[str, Any]
     late = spec.page_read_late
     if spec.schema_query:
         sort_dir = _schema_string(sort_dir)
+        if sort_dir is not None and sort_dir not in ("asc", "desc"):
+            raise exception.InvalidParameterValue(
+                err=f"Schema error: '{sort_dir}' is not one of "
+                    f"['asc', 'desc']")
     return (api_utils.parse_limit(params.get("limit")),
             marker if late else spec.check_marker(marker),
             (sort_dir or "") if late else api_utils.parse_sort_dir(sort_dir))

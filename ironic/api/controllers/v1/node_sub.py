@@ -161,7 +161,7 @@ class MaintenanceController(_NodeSub):
     @expose()
     @api_method(status=202)
     def put(self, **params):
-        reason = params.pop("reason", None)
+        reason = query.single("reason", params.pop("reason", None))
         query.refuse_unexpected(params, ())
         body = method.json_body(arguments=True) if _has_body() else {}
         api_utils.validate(MAINTENANCE, body, None)

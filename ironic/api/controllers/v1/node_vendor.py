@@ -29,7 +29,7 @@ def call_args(path_name: str | None) -> tuple[str, dict]:
     """
     query = pecan.request.GET
     api_query.refuse_unexpected(query, ("method",))
-    name = path_name or query.get("method")
+    name = path_name or api_query.single("method", query.get("method"))
     if not name:
         raise exception.MissingParameterValue(
             err="Method not specified: give ?method=<name>.")

@@ -157,6 +157,9 @@ def _member_ports_view(ident: str, scope: dict[str, str]) -> Any:
 
 
 SPEC = descriptor.Spec(
+    # Ironic 39 checks these queries with a JSON schema, and words its
+    # refusals after it.
+    schema_query=True,
     singular="portgroup", collection="portgroups", obj_cls=Portgroup,
     api_fields={"node_uuid": features.PORTGROUPS,
                 "links": features.PORTGROUPS,

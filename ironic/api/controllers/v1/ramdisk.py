@@ -189,8 +189,11 @@ class LookupController(rest.RestController):
         policy.authorize("baremetal:driver:ipa_lookup", method.context())
         addresses, node_uuid = params.get("addresses"), \
             params.get("node_uuid") or None
+        if query.is_repeated(addresses):
+            # Ironic 39 takes the addresses of every repetition.
+            addresses = ",".join(addresses.values)
         if node_uuid is not None and not utils.is_uuid_like(node_uuid):
-            raise exception.InvalidUUID(uuid=node_uuid)
+            raise query.expected("UUID", "node_uuid", node_uuid)
         valid = _addresses(addresses)
         if not valid and not node_uuid:
             raise exception.IncompleteLookup()

@@ -183,7 +183,10 @@ def _spec(kind: _Kind) -> descriptor.Spec:
         api_fields={name: features.VOLUME for name in kind.fields},
         default_fields=kind.default_fields,
         bounds=descriptor.Bounds(features.VOLUME),
-        filters={"node": descriptor.Filter(_node_filter, scoped_by="node")},
+        filters={"node": descriptor.Filter(
+            _node_filter, scoped_by="node",
+            check=descriptor.expected("UUID or name",
+                                      descriptor.is_uuid_or_name))},
         # Unlike nodes and ports (1.43), the volume lists took ?detail from
         # their first version on.
         detail_param=features.ALWAYS, detail_action=False,
