@@ -139,7 +139,9 @@ def error_response(e: Exception) -> webob.Response:
         status = 500
         message = ("An internal error occurred; the operator can find the "
                    "details in the service log.")
-    resp = webob.Response(body=error_body(status, message), status=status,
+    body = errors_mw.plain_error_body(status, message) \
+        if getattr(e, "ironic_plain_error", False) is True else error_body(status, message)
+    resp = webob.Response(body=body, status=status,
                           content_type="application/json", charset=None)
     allow = getattr(e, "allow", None)
     if status == 405 and allow:
@@ -153,6 +155,18 @@ class _Accepted:
 
 
 ACCEPTED = _Accepted()
+
+
+class PlainRefusal(exception.IronicException):
+    """A refusal Ironic 39 answers with a plain HTTP error body
+    (``errors.plain_error_body``) rather than the API's fault body."""
+
+    ironic_plain_error = True
+    safe = True
+
+    def __init__(self, code: int, message: str):
+        self.code = code
+        super().__init__(message)
 
 
 class TooOld(exception.IronicException):
@@ -171,14 +185,16 @@ class TooOld(exception.IronicException):
 def api_method(feature: features.Since | None = None, *,
                since: features.Since | None = None, status: int = 200,
                too_old: int = 404, too_old_message: str | None = None,
-               late: bool = False) -> Callable:
+               too_old_plain: bool = False, late: bool = False
+               ) -> Callable:
     """Wrap a pecan handler, served where ``feature`` (or ``since``) is
     available; unbounded when neither is given.
 
     Before the feature the resource does not exist for the caller: 404 as
     the Bare Metal API answers most often, or ``too_old`` where it answers
     otherwise (405 for the writes of some later resources, 406), with
-    ``too_old_message`` when it says more than "not found". After a
+    ``too_old_message`` when it says more than "not found" (with
+    ``too_old_plain``, in a plain HTTP error body). After a
     feature's last version (``until``) the answer is 404.
 
     ``late``: the handler refuses an older version itself, by calling
@@ -203,7 +219,8 @@ def api_method(feature: features.Since | None = None, *,
             ver = version()
             refusal: Exception | None = None
             if ver < min_version:
-                refusal = TooOld(too_old, too_old_message)
+                refusal = PlainRefusal(too_old, too_old_message) \
+                    if too_old_plain else TooOld(too_old, too_old_message)
             elif max_version is not None and ver > max_version:
                 refusal = exception.NotFound()
             if refusal is not None and not late:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import http
 import json
 import os
 import shutil
@@ -105,9 +106,11 @@ def error_message(resp: webob.Response) -> str:
     outer = resp.json
     assert set(outer) == {"error_message"}, outer
     inner = json.loads(outer["error_message"])
-    if resp.status_int == 406 and "description" in inner:
-        # A version refused below the root, in Ironic 39's shape.
-        assert inner == {"code": 406, "title": "Not Acceptable",
+    if "description" in inner:
+        # A refusal Ironic 39 answers in a plain HTTP error body (a version
+        # below the root, a malformed node or port group in the URL).
+        phrase = http.HTTPStatus(resp.status_int).phrase
+        assert inner == {"code": resp.status_int, "title": phrase,
                          "description": inner["description"]}, inner
         return inner["description"]
     assert set(inner) == {"faultstring", "faultcode", "debuginfo"}, inner

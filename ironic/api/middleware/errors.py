@@ -32,6 +32,15 @@ def error_body(status: int, message: str,
     return json.dumps({"error_message": inner}).encode()
 
 
+def plain_error_body(status: int, message: str) -> bytes:
+    """The body of a plain HTTP error (``code``, ``title``,
+    ``description``), which Ironic 39 answers where its framework, not the
+    API's error handling, refuses a request; clients read both."""
+    inner = json.dumps({"code": status, "title": HTTPStatus(status).phrase,
+                        "description": message})
+    return json.dumps({"error_message": inner}).encode()
+
+
 def status_line(status: int) -> str:
     try:
         return f"{status} {HTTPStatus(status).phrase}"

@@ -13,9 +13,7 @@ read; the ``OpenStack-API-*`` forms are accepted but not sent back.
 from __future__ import annotations
 
 import functools
-import json
 import re
-from http import HTTPStatus
 
 from ironic.api.controllers.v1 import versions
 from ironic.api.middleware import errors, paths
@@ -96,10 +94,7 @@ def _refusal_body(path: str, status: int, message: str) -> bytes:
     ``title``, ``description``), which clients read as well."""
     if path in ("", "/"):
         return errors.error_body(status, message)
-    inner = json.dumps({"code": status,
-                        "title": HTTPStatus(status).phrase,
-                        "description": message})
-    return json.dumps({"error_message": inner}).encode()
+    return errors.plain_error_body(status, message)
 
 
 @functools.lru_cache(maxsize=None)

@@ -304,6 +304,10 @@ def _update(alloc: Allocation, patch: list, ver: int) -> Allocation:
 
 
 SPEC = descriptor.Spec(
+    # Ironic 39 checks the path argument's form first, in these words.
+    ident_forms=dict.fromkeys(("get", "update", "delete"),
+                              ("allocation_ident",
+                               descriptor.uuid_or_logical_name)),
     # Ironic 39 checks these queries with a JSON schema, and words its
     # refusals after it.
     schema_query=True,
@@ -345,7 +349,8 @@ class NodeAllocationController(rest.RestController):
     def _allocation(self, missing_node: type = exception.NodeNotFound
                     ) -> Allocation:
         try:
-            node = node_lookup.get_node(self.node_ident)
+            node = node_lookup.get_node(self.node_ident,
+                                        path_arg=node_lookup.IN_PATH)
         except exception.NodeNotFound as e:
             # The reference reads the node of a GET as an argument.
             raise missing_node(str(e)) from e

@@ -116,7 +116,14 @@ def _delete(chassis: Chassis) -> None:
         raise exception.ChassisNotEmpty(chassis=chassis.uuid) from e
 
 
+_CHASSIS_UUID = ("chassis_uuid",
+                 descriptor.expected("UUID", utils.is_uuid_like))
+
 SPEC = descriptor.Spec(
+    # Ironic 39 checks the path argument's form first, in these words.
+    ident_forms={"get": _CHASSIS_UUID, "delete": _CHASSIS_UUID,
+                 "update": ("chassis_uuid", descriptor.schema_format(
+                     "uuid", utils.is_uuid_like))},
     singular="chassis", collection="chassis", obj_cls=Chassis,
     api_fields={"links": features.ALWAYS, "nodes": features.ALWAYS},
     default_fields=("uuid", "description"),

@@ -235,11 +235,13 @@ class CollectionController(rest.RestController):
             list_query.show_fields(spec, {k: v for k, v in params.items()
                                if k != "fields"}, method.version())
             spec.authorize("get")
+            spec.check_ident(ident, "get")
             obj = spec.item(ident, "get")
             return show(spec, obj,
                         list_query.show_fields(spec, params, method.version()))
         fields = list_query.show_fields(spec, params, method.version())
         spec.authorize("get")
+        spec.check_ident(ident, "get")
         return show(spec, spec.item(ident, "get"), fields)
 
     def _post(self):
@@ -256,6 +258,7 @@ class CollectionController(rest.RestController):
         self._refuse_nested_item(ident, "update")
         self._check_verb("update")
         patch = method.json_body(list, what="patch")
+        self.spec.check_ident(ident, "update")
         obj = self.spec.item(ident, "update")
         return show(self.spec, self.spec.update(obj, patch,
                                                 method.version()))
@@ -263,6 +266,7 @@ class CollectionController(rest.RestController):
     def _delete(self, ident):
         self._refuse_nested_item(ident, "delete")
         self._check_verb("delete")
+        self.spec.check_ident(ident, "delete")
         self.spec.delete(self.spec.item(ident, "delete"))
 
 
@@ -322,13 +326,13 @@ def _handlers(spec: Spec) -> dict[str, Any]:
 
     def read(**kw: Any) -> Callable:
         return api_method(b.feature, too_old_message=b.too_old_message,
-                          **kw)
+                          too_old_plain=b.plain_refusal, **kw)
 
     def write(feature: features.Since | None = None,
               message: str | None = None, **kw: Any) -> Callable:
         return api_method(feature or b.feature, too_old=b.write_too_old,
                           too_old_message=message or b.too_old_message,
-                          **kw)
+                          too_old_plain=b.plain_refusal, **kw)
 
     def get_all(self, **params):
         return base._get_all(self, **params)

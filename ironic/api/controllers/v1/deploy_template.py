@@ -43,12 +43,19 @@ def _update(obj: Any, patch: list, ver: int) -> Any:
     return step_records.save_changes(DEPLOY_TEMPLATES, obj, values)
 
 
+_IDENT = ("template_ident", descriptor.expected(
+    "UUID or name", descriptor.is_uuid_or_name))
+
 SPEC = descriptor.Spec(
+    # Ironic 39 checks the path argument's form first, in these words.
+    ident_forms=dict.fromkeys(("get", "update", "delete"), _IDENT),
     singular="deploy template", collection="deploy_templates",
     body_title="template",
     api_fields={name: features.DEPLOY_TEMPLATES for name in _FIELDS},
     default_fields=("uuid", "name", "links"),
-    bounds=descriptor.Bounds(features.DEPLOY_TEMPLATES, write_too_old=405),
+    bounds=descriptor.Bounds(
+        features.DEPLOY_TEMPLATES, write_too_old=405, plain_refusal=True,
+        too_old_message="The API version does not allow deploy templates"),
     sort_keys=frozenset({"id", "uuid", "name", "created_at",
                          "updated_at"}),
     render=lambda rows, fields: step_records.render(

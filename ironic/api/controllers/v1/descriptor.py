@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 from oslo_utils import strutils
 
@@ -94,6 +94,13 @@ def expected(what: str, valid: Callable[[str], bool]) -> ValueCheck:
     return check
 
 
+def uuid_or_logical_name(_name: str, value: str) -> None:
+    """An identifier refused as Ironic 39's older resources refuse one
+    ("Expected a logical name or UUID but received ...")."""
+    if not is_uuid_or_name(value):
+        raise exception.InvalidUuidOrName(name=value)
+
+
 def boolean(name: str, value: str) -> None:
     """A boolean filter's value (its criteria read it again)."""
     if query.is_repeated(value) or \
@@ -131,6 +138,9 @@ class Bounds:
     write_too_old: int = 404
     patch: features.Since | None = None
     patch_too_old_message: str | None = None
+    #: The version refusals come in a plain HTTP error body, as Ironic 39
+    #: answers for some resources (``method.PlainRefusal``).
+    plain_refusal: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -231,6 +241,11 @@ class Spec:
     #: as Ironic 39 checks some resources' queries: one given twice is a
     #: "Schema error", not "Expected string".
     schema_query: bool = False
+    #: The form an item's identifier must have, by verb ("get", "update",
+    #: "delete"): the name Ironic 39 gives the path argument and the
+    #: check that refuses it in its words, before the item is looked up.
+    ident_forms: Mapping[str, tuple[str, ValueCheck]] = \
+        dataclasses.field(default_factory=dict)
     #: A GET of one item finds it before it checks ``fields`` (an unknown
     #: item is 404 whatever ``fields`` names), as the reference does for
     #: some resources; parameters other than ``fields`` are refused first.
@@ -311,6 +326,13 @@ class Spec:
     #: generic ones: name (``get_one``, ``patch``...) -> a function of the
     #: controller and the handler's arguments.
     handlers: dict[str, Callable] = dataclasses.field(default_factory=dict)
+
+    def check_ident(self, ident: str, verb: str) -> None:
+        """400 for an item identifier not of the verb's form."""
+        form = self.ident_forms.get(verb)
+        if form is not None:
+            name, check = form
+            check(name, ident)
 
     def check_marker(self, value: str | None) -> str | None:
         """A marker of the list's form (400 otherwise)."""

@@ -130,7 +130,14 @@ def _update(rule: InspectionRule, patch: list, ver: int) -> InspectionRule:
     return rule
 
 
+_SCHEMA_UUID = ("inspection_rule_uuid", descriptor.schema_format(
+    "uuid", utils.is_uuid_like))
+
 SPEC = descriptor.Spec(
+    # Ironic 39 checks the path argument's form first, in these words.
+    ident_forms={"get": _SCHEMA_UUID, "delete": _SCHEMA_UUID,
+                 "update": ("inspection_rule_uuid", descriptor.expected(
+                     "UUID", utils.is_uuid_like))},
     # Ironic 39 checks these queries with a JSON schema, and words its
     # refusals after it.
     schema_query=True,

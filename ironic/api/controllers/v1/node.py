@@ -30,7 +30,11 @@ from ironic.api.controllers.v1.node_documents import (
     caller_document,
     node_document,
 )
-from ironic.api.controllers.v1.node_lookup import authorized_node, get_node
+from ironic.api.controllers.v1.node_lookup import (
+    IN_PATH,
+    authorized_node,
+    get_node,
+)
 from ironic.common import exception, states
 from ironic.conductor import rpcapi
 from ironic.objects.node import Node
@@ -111,7 +115,7 @@ def patch(self, ident, **params):
     reset = node_edit.check_patch_params(params, ver)
     patch = method.json_body(list, what="patch")
     node_edit.check_patch_versions(patch, ver)
-    node = get_node(ident)
+    node = get_node(ident, path_arg=IN_PATH)
     node_policy.check_update(patch, node)
     node.load_traits()
     changes, values = node_edit.patched_columns(node, patch, ver, reset)
@@ -131,7 +135,7 @@ def patch(self, ident, **params):
 def _to_delete(ident: str, verb: str) -> Node:
     # The generic item hook serves DELETE only: GET and PATCH are the
     # node's own handlers.
-    node = get_node(ident)
+    node = get_node(ident, path_arg=IN_PATH)
     node_policy.check_delete(node)
     return node
 

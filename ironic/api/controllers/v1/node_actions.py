@@ -417,6 +417,8 @@ class StatesController(node_sub.StatesController):
 
 
 class BootDeviceController(node_sub._NodeSub):
+    path_arg = "node_ident"
+
     _custom_actions = {"supported": ["GET"]}
 
     @expose()
@@ -450,6 +452,8 @@ _NO_ARGUMENTS = schemas.Body({}, extra=False, arguments=True)
 
 
 class InjectNmiController(node_sub._NodeSub):
+    path_arg = "node_ident"
+
     """PUT sends a non-maskable interrupt to the node now (1.29)."""
 
     @expose()
@@ -463,6 +467,8 @@ class InjectNmiController(node_sub._NodeSub):
 
 
 class ManagementController(node_sub._NodeSub):
+    path_arg = "node_ident"
+
     _children = {"boot_device": BootDeviceController,
                  "inject_nmi": InjectNmiController,
                  "indicators": node_indicators.IndicatorsController}

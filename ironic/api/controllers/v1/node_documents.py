@@ -8,7 +8,7 @@ from ironic import hash_ring
 from ironic.api import document_cache, method
 from ironic.api.controllers.v1 import node_policy, node_view
 from ironic.api.controllers.v1.node_fields import parse_node_fields, with_links
-from ironic.api.controllers.v1.node_lookup import stored_ident
+from ironic.api.controllers.v1.node_lookup import IN_PATH, stored_ident
 from ironic.objects.node import Node, NodeSnapshot
 
 _DOCUMENTS = document_cache.DocumentCache()
@@ -20,7 +20,7 @@ def node_document(ident: str, fields: str | None = None) -> bytes:
     """``GET /v1/nodes/{ident}[?fields=...]`` encoded, for the routed
     handler."""
     wanted = parse_node_fields(fields, method.version())
-    return caller_document(stored_ident(ident),
+    return caller_document(stored_ident(ident, IN_PATH),
                            tuple(with_links(wanted)) if wanted else None,
                            shown_as=ident)
 

@@ -32,6 +32,9 @@ _CUSTOM_TRAIT = re.compile(r"CUSTOM_[A-Z0-9_]+")
 
 
 class _NodeSub(rest.RestController):
+    #: How a malformed node in the URL is refused (``node_lookup``).
+    path_arg = node_lookup.IN_PATH
+
     def __init__(self, node_ident: str):
         self.node_ident = node_ident
 
@@ -39,8 +42,10 @@ class _NodeSub(rest.RestController):
         """The node, once the caller may do ``rule`` to it (see
         ``node_policy``); no rule: the caller was checked otherwise."""
         if rule is None:
-            return node_lookup.get_node(self.node_ident)
-        return node_lookup.authorized_node(self.node_ident, rule)
+            return node_lookup.get_node(self.node_ident,
+                                        path_arg=self.path_arg)
+        return node_lookup.authorized_node(self.node_ident, rule,
+                                           path_arg=self.path_arg)
 
 
 #: A trait: a custom one, or a name os-traits knows. The alternatives'
@@ -129,6 +134,8 @@ class TraitsController(_NodeSub):
 
 
 class StatesController(_NodeSub):
+    path_arg = "node_ident"
+
     @expose()
     @api_method()
     def get_all(self, **params):
@@ -146,6 +153,8 @@ MAINTENANCE_QUERY = {"reason": _REASON}
 
 
 class MaintenanceController(_NodeSub):
+    path_arg = "node_ident"
+
     """PUT sets maintenance mode (with an optional reason); DELETE clears."""
 
     def _set(self, flag: bool, reason: str | None) -> None:

@@ -100,7 +100,8 @@ class NodeVendorPassthruController(PassthruVerbs):
     @api_method()
     def methods(self):
         policy.authorize("baremetal:node:vendor_passthru", method.context())
-        node = node_lookup.get_node(self.node_ident)
+        node = node_lookup.get_node(self.node_ident,
+                                    path_arg="node_ident")
         if not node.vendor_interface:
             raise exception.UnsupportedDriverExtension(
                 driver=node.driver, extension="vendor passthru")
@@ -114,7 +115,8 @@ class NodeVendorPassthruController(PassthruVerbs):
         from ironic.conductor import rpcapi
         policy.authorize("baremetal:node:vendor_passthru", method.context())
         name, info = call_args(path_name)
-        node = node_lookup.get_node(self.node_ident)
+        node = node_lookup.get_node(self.node_ident,
+                                    path_arg="node_ident")
         return answer(rpcapi.get_api().vendor_passthru(
             method.context(), node, name, http_method, info))
 

@@ -299,9 +299,13 @@ def _list_scope(q: descriptor.Query) -> descriptor.Criteria:
     if "portgroup" in q.scope:
         if not features.PORTGROUP_SUBRESOURCES.available(q.ver):
             raise exception.NotFound()
-        conds.append(("portgroup_id", Portgroup.get(q.scope["portgroup"]).id))
+        ident = q.scope["portgroup"]
+        if not descriptor.is_uuid_or_name(ident):
+            raise method.PlainRefusal(
+                400, f"Expected UUID or name for portgroup: {ident}")
+        conds.append(("portgroup_id", Portgroup.get(ident).id))
     if "node" in q.scope:
-        node = resource.find_node(q.scope["node"], q.ver)
+        node = resource.find_node(q.scope["node"], q.ver, in_path=True)
         # As Ironic 39 answers: the ports of a node the caller may not see
         # are a 404, not an empty list.
         node_policy.check("baremetal:node:get",
@@ -344,7 +348,13 @@ def _delete(port: Port) -> None:
 
 
 
+_PORT_IDENT = ("port_ident", _UUID_OR_NAME)
+
 SPEC = descriptor.Spec(
+    # Ironic 39 checks the path argument's form first; a port is deleted
+    # by UUID only.
+    ident_forms={"get": _PORT_IDENT, "update": _PORT_IDENT,
+                 "delete": ("port_uuid", _UUID)},
     singular="port", collection="ports", obj_cls=Port,
     lookup_before_fields=True,
     api_fields={"node_uuid": features.ALWAYS,

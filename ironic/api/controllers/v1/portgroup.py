@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ironic.api import features, schemas
+from ironic.api import features, method, schemas
 from ironic.api.controllers.v1 import collection, descriptor, list_query, resource
 from ironic.api.controllers.v1 import port as port_api
 from ironic.api.controllers.v1 import utils as api_utils
@@ -87,9 +87,12 @@ def _check_update(pg: Portgroup, values: dict, changed: set[str]) -> None:
 
 
 def get_portgroup(ident: str) -> Portgroup:
+    """The port group the URL names; a malformed name is refused in a
+    plain HTTP error body, as Ironic 39's routing refuses it."""
     if utils.is_uuid_like(ident) or utils.is_valid_logical_name(ident):
         return Portgroup.get(ident)
-    raise exception.InvalidUuidOrName(name=ident)
+    raise method.PlainRefusal(
+        400, f"Expected UUID or name for portgroup: {ident}")
 
 
 def _authorized(ident: str, rule: str) -> Portgroup:
@@ -116,7 +119,8 @@ def _list_scope(q: descriptor.Query) -> descriptor.Criteria:
         if not features.PORTGROUP_SUBRESOURCES.available(q.ver):
             raise exception.NotFound()
         conds.append(("node_id",
-                      resource.find_node(q.scope["node"], q.ver).id))
+                      resource.find_node(q.scope["node"], q.ver,
+                                         in_path=True).id))
     return conds
 
 

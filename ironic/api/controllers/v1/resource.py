@@ -124,14 +124,19 @@ def node_for_patch(ident: Any) -> NodeRef:
                 f"Requested value was invalid.") from None
 
 
-def find_node(ident: str, ver: int):
-    """The node a URL or a filter names: by UUID, or by name from 1.5."""
+def find_node(ident: str, ver: int, *, in_path: bool = False):
+    """The node a URL (``in_path``) or a filter names: by UUID, or by name
+    from 1.5. A malformed one in the URL is refused as Ironic 39's routing
+    refuses it, in a plain HTTP error body."""
     if utils.is_uuid_like(ident):
         return Node.get(utils.normalize_uuid(ident))
     if utils.is_valid_logical_name(ident):
         need_version(ver, features.NODE_NAMES,
                      "Naming a node by its logical name")
         return Node.get(ident)
+    if in_path:
+        raise method.PlainRefusal(
+            400, f"Expected UUID or name for node: {ident}")
     raise exception.NodeNotFound(node=ident)
 
 

@@ -127,11 +127,18 @@ def _update(obj: Any, patch: list, ver: int) -> Any:
     return step_records.save_changes(records.RUNBOOKS, obj, values)
 
 
+_IDENT = ("runbook_ident", descriptor.expected(
+    "UUID or name", descriptor.is_uuid_or_name))
+
 SPEC = descriptor.Spec(
+    # Ironic 39 checks the path argument's form first, in these words.
+    ident_forms=dict.fromkeys(("get", "update", "delete"), _IDENT),
     singular="runbook", collection="runbooks", api_fields=_FIELDS,
     lookup_before_fields=True,
     default_fields=("uuid", "name", "links"),
-    bounds=descriptor.Bounds(features.RUNBOOKS, write_too_old=405),
+    bounds=descriptor.Bounds(
+        features.RUNBOOKS, write_too_old=405, plain_refusal=True,
+        too_old_message="The API version does not allow runbooks"),
     sort_keys=frozenset({"id", "uuid", "name", "owner", "created_at",
                          "updated_at"}),
     filters={

@@ -117,7 +117,8 @@ def _list_scope(q: descriptor.Query) -> descriptor.Criteria:
     criteria = []
     if "node" in q.scope:
         criteria.append(("node_id", node_lookup.authorized_node(
-            q.scope["node"], "baremetal:volume:get").id))
+            q.scope["node"], "baremetal:volume:get",
+            path_arg=node_lookup.IN_PATH).id))
     return criteria + resource.project_filter("volume")
 
 
@@ -238,7 +239,8 @@ class VolumeController(rest.RestController):
         list_query.check_params(params, ())
         policy.authorize("baremetal:volume:list", method.context())
         if self.node_ident:
-            node = node_lookup.authorized_node(self.node_ident,
-                                            "baremetal:volume:get")
+            node = node_lookup.authorized_node(
+                self.node_ident, "baremetal:volume:get",
+                path_arg=node_lookup.IN_PATH)
             return _root_doc(f"nodes/{node.uuid}/volume")
         return _root_doc("volume")
