@@ -220,7 +220,8 @@ def api_method(feature: features.Since | None = None, *,
             refusal: Exception | None = None
             if ver < min_version:
                 refusal = PlainRefusal(too_old, too_old_message) \
-                    if too_old_plain else TooOld(too_old, too_old_message)
+                    if too_old_plain and too_old_message \
+                    else TooOld(too_old, too_old_message)
             elif max_version is not None and ver > max_version:
                 refusal = exception.NotFound()
             if refusal is not None and not late:

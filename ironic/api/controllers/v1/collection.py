@@ -304,8 +304,8 @@ class ItemFieldsView(rest.RestController):
         spec.authorize("get")
         spec.item(self.ident, "get")
         names = [f.strip() for f in self.fields.split(",") if f.strip()]
-        if any(spec.feature(n) is not None
-               and not spec.feature(n).available(ver) for n in names):
+        bounds = [spec.feature(n) for n in names]
+        if any(b is not None and not b.available(ver) for b in bounds):
             raise exception.NotAcceptable()
         unknown = [n for n in names if spec.feature(n) is None]
         if unknown:

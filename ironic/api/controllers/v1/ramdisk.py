@@ -189,7 +189,7 @@ class LookupController(rest.RestController):
         policy.authorize("baremetal:driver:ipa_lookup", method.context())
         addresses, node_uuid = params.get("addresses"), \
             params.get("node_uuid") or None
-        if query.is_repeated(addresses):
+        if isinstance(addresses, query.Repeated):
             # Ironic 39 takes the addresses of every repetition.
             addresses = ",".join(addresses.values)
         if node_uuid is not None and not utils.is_uuid_like(node_uuid):
