@@ -54,15 +54,20 @@ def test_get_by_uuid_and_by_name_agree(conn, unique):
 
 def test_create_with_ownership_fields(conn, unique, needs_version):
     needs_version(65)  # lessee is the newest of these fields
-    node = _create(conn, unique, conductor_group="Group-A", owner="proj-o",
-                   lessee="proj-l", description="rack 7, top")
+    node = _create(conn, unique, owner="proj-o", lessee="proj-l",
+                   description="rack 7, top")
     fetched = conn.baremetal.get_node(node.id)
     for got in (node, fetched):
-        # conductor groups are case-insensitive and stored lower case
-        assert got.conductor_group == "group-a"
         assert got.owner == "proj-o"
         assert got.lessee == "proj-l"
         assert got.description == "rack 7, top"
+
+
+def test_create_in_a_group_no_conductor_serves_is_refused(conn, unique):
+    # As Ironic 39: the node could never be managed, so it is not created.
+    with pytest.raises(sdk_exc.BadRequestException,
+                       match='conductor group "Group-A"'):
+        _create(conn, unique, conductor_group="Group-A")
 
 
 def test_list_shows_the_node_in_both_views(conn, unique):
