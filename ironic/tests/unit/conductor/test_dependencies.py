@@ -171,9 +171,15 @@ def test_a_lock_left_to_the_takeover_after_the_retries(database, config,
     assert Node.get(node.id).reservation == "h1"
 
 
-def _late_release(monkeypatch, commit_first: bool):
-    """``release_node`` fails once with an outage (after committing, with
-    ``commit_first``), then waits for the returned event to retry."""
+def _released_late(config, monkeypatch, commit_first: bool):
+    """A node whose task ended while ``release_node`` failed once with an
+    outage (after committing, with ``commit_first``); the release is
+    retried once the returned event is set."""
+    from ironic.objects.node import Node
+    config("database", retry_interval=0.01, max_retries=50)
+    task_manager.SHUTDOWN.clear()
+    node = Node(driver="fake-hardware")
+    node.create()
     dbapi = db_api.get_instance()
     release = type(dbapi).release_node
     go = threading.Event()
@@ -188,7 +194,9 @@ def _late_release(monkeypatch, commit_first: bool):
         assert go.wait(10)
         return release(self, host, node_id)
     monkeypatch.setattr(type(dbapi), "release_node", flaky_release)
-    return go
+    with task_manager.acquire(None, node.id, host="h1", retry=False):
+        pass
+    return node, go
 
 
 def test_a_lock_being_released_late_is_not_swept(database, config,
@@ -196,13 +204,7 @@ def test_a_lock_being_released_late_is_not_swept(database, config,
     # The sweep freeing it would let a new task take it, and the late
     # release would then free that task's lock under it.
     from ironic.objects.node import Node
-    config("database", retry_interval=0.01, max_retries=50)
-    task_manager.SHUTDOWN.clear()
-    node = Node(driver="fake-hardware")
-    node.create()
-    go = _late_release(monkeypatch, commit_first=False)
-    with task_manager.acquire(None, node.id, host="h1", retry=False):
-        pass
+    node, go = _released_late(config, monkeypatch, commit_first=False)
     assert Node.get(node.id).reservation == "h1"
     assert lock_book.release_stray_locks("h1") == []
     go.set()
@@ -215,13 +217,7 @@ def test_no_task_takes_a_node_whose_release_is_retried(database, config,
     # The first release committed but its answer was lost: the node is
     # free in the database, and the retry would free a new holder's lock.
     from ironic.objects.node import Node
-    config("database", retry_interval=0.01, max_retries=50)
-    task_manager.SHUTDOWN.clear()
-    node = Node(driver="fake-hardware")
-    node.create()
-    go = _late_release(monkeypatch, commit_first=True)
-    with task_manager.acquire(None, node.id, host="h1", retry=False):
-        pass
+    node, go = _released_late(config, monkeypatch, commit_first=True)
     assert Node.get(node.id).reservation is None
     for key in (node.id, node.uuid):
         with pytest.raises(exception.NodeLocked):
