@@ -169,6 +169,12 @@ class PlainRefusal(exception.IronicException):
         super().__init__(message)
 
 
+def malformed_in_path(name: str, ident: str) -> PlainRefusal:
+    """A node or port group the URL names that can name none, refused as
+    Ironic 39's routing refuses it."""
+    return PlainRefusal(400, f"Expected UUID or name for {name}: {ident}")
+
+
 class TooOld(exception.IronicException):
     """The request's version predates the handler."""
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from pecan import rest
 
-from ironic.api import features, method, schemas
+from ironic.api import features, method, query, schemas
 from ironic.api.controllers.v1 import (
     collection,
     descriptor,
@@ -189,7 +189,7 @@ def validate_create(body: dict, ver: int) -> dict:
     _check_name(values.get("name"))
     if "uuid" in values:
         if not utils.is_uuid_like(values["uuid"]):
-            raise api_utils.expected("UUID", "uuid", values["uuid"])
+            raise query.expected("UUID", "uuid", values["uuid"])
         values["uuid"] = utils.normalize_uuid(values["uuid"])
     values["traits"] = list(dict.fromkeys(values.get("traits") or []))
     _check_traits(values["traits"])

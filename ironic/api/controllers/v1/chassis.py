@@ -6,7 +6,7 @@ from typing import Any
 
 from pecan import rest
 
-from ironic.api import features, method, rest_routes, schemas
+from ironic.api import features, method, query, rest_routes, schemas
 from ironic.api.controllers.v1 import (
     collection,
     descriptor,
@@ -31,7 +31,7 @@ def _validate(doc: dict, what: str = "chassis") -> dict:
     values = dict(doc)
     if doc.get("uuid") is not None:
         if not utils.is_uuid_like(doc["uuid"]):
-            raise api_utils.expected("UUID", "uuid", doc["uuid"])
+            raise query.expected("UUID", "uuid", doc["uuid"])
         values["uuid"] = utils.normalize_uuid(doc["uuid"])
     if values.get("extra") is None:
         values["extra"] = {}
@@ -116,14 +116,12 @@ def _delete(chassis: Chassis) -> None:
         raise exception.ChassisNotEmpty(chassis=chassis.uuid) from e
 
 
-_CHASSIS_UUID = ("chassis_uuid",
-                 descriptor.expected("UUID", utils.is_uuid_like))
+_CHASSIS_UUID = ("chassis_uuid", descriptor.IS_UUID)
 
 SPEC = descriptor.Spec(
     # Ironic 39 checks the path argument's form first, in these words.
     ident_forms={"get": _CHASSIS_UUID, "delete": _CHASSIS_UUID,
-                 "update": ("chassis_uuid", descriptor.schema_format(
-                     "uuid", utils.is_uuid_like))},
+                 "update": ("chassis_uuid", descriptor.SCHEMA_UUID)},
     singular="chassis", collection="chassis", obj_cls=Chassis,
     api_fields={"links": features.ALWAYS, "nodes": features.ALWAYS},
     default_fields=("uuid", "description"),

@@ -43,8 +43,7 @@ def _update(obj: Any, patch: list, ver: int) -> Any:
     return step_records.save_changes(DEPLOY_TEMPLATES, obj, values)
 
 
-_IDENT = ("template_ident", descriptor.expected(
-    "UUID or name", descriptor.is_uuid_or_name))
+_IDENT = ("template_ident", descriptor.UUID_OR_NAME)
 
 SPEC = descriptor.Spec(
     # Ironic 39 checks the path argument's form first, in these words.

@@ -126,6 +126,13 @@ def schema_format(fmt: str, valid: Callable[[str], bool], *,
     return check
 
 
+#: The checks most identifiers take, made once: a UUID or a name, a UUID,
+#: and a UUID refused in a JSON schema's words.
+UUID_OR_NAME = expected("UUID or name", is_uuid_or_name)
+IS_UUID = expected("UUID", utils.is_uuid_like)
+SCHEMA_UUID = schema_format("uuid", utils.is_uuid_like)
+
+
 @dataclasses.dataclass(frozen=True)
 class Bounds:
     """The versions the handlers answer (``api_method``): reads from
@@ -339,9 +346,7 @@ class Spec:
         if value is None:
             return None
         if self.uuid_marker:
-            check = schema_format("uuid", utils.is_uuid_like) \
-                if self.schema_query else expected("UUID", utils.is_uuid_like)
-            check("marker", value)
+            (SCHEMA_UUID if self.schema_query else IS_UUID)("marker", value)
         elif query.is_repeated(value):
             raise query.not_a_string(value) if self.schema_query \
                 else query.expected("string", "marker", value)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ironic.api import features, schemas
+from ironic.api import features, query, schemas
 from ironic.api.controllers.v1 import collection, descriptor, resource
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.common import exception, utils
@@ -102,7 +102,7 @@ def _patched(rule: InspectionRule, patch: list) -> dict[str, Any]:
     uuid = patched.pop("uuid", None)
     if uuid != rule.uuid:
         if not isinstance(uuid, str) or not utils.is_uuid_like(uuid):
-            raise api_utils.expected("UUID", "uuid", uuid)
+            raise query.expected("UUID", "uuid", uuid)
         if utils.normalize_uuid(uuid) != rule.uuid:
             raise exception.InvalidParameterValue(
                 err="Cannot overwrite the UUID of an inspection rule.")
@@ -130,14 +130,12 @@ def _update(rule: InspectionRule, patch: list, ver: int) -> InspectionRule:
     return rule
 
 
-_SCHEMA_UUID = ("inspection_rule_uuid", descriptor.schema_format(
-    "uuid", utils.is_uuid_like))
+_SCHEMA_UUID = ("inspection_rule_uuid", descriptor.SCHEMA_UUID)
 
 SPEC = descriptor.Spec(
     # Ironic 39 checks the path argument's form first, in these words.
     ident_forms={"get": _SCHEMA_UUID, "delete": _SCHEMA_UUID,
-                 "update": ("inspection_rule_uuid", descriptor.expected(
-                     "UUID", utils.is_uuid_like))},
+                 "update": ("inspection_rule_uuid", descriptor.IS_UUID)},
     # Ironic 39 checks these queries with a JSON schema, and words its
     # refusals after it.
     schema_query=True,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ironic.api import features, method
+from ironic.api import features, method, query
 from ironic.api.controllers.v1 import descriptor, list_query, node_sub
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.method import api_method, expose
@@ -48,9 +48,6 @@ def _schema_refusal(unknown: list[str]) -> Exception:
             f"({names} {verb} unexpected)")
 
 
-def _arguments_refusal(unknown: list[str]) -> Exception:
-    return exception.InvalidParameterValue(
-        err=f"Unexpected arguments: {', '.join(unknown)}")
 
 #: The queries of these lists, parsed by ``list_query.parse_list``. BIOS
 #: settings take ``detail`` and ``fields`` from 1.74 (before: unknown
@@ -78,7 +75,7 @@ HISTORY_SPEC = descriptor.Spec(
     params=("detail", "limit", "marker", "sort_key", "sort_dir"),
     detail_param=_ALWAYS,
     detail_action=False, item_params=(),
-    refuse_show_params=_arguments_refusal)
+    refuse_show_params=query.unexpected_arguments)
 
 
 def _value(obj: Any, name: str) -> Any:

@@ -90,7 +90,7 @@ def _normalize(values: dict, ver: int, current_uuid: str | None) -> None:
     for key in ("uuid", "instance_uuid", "chassis_uuid"):
         if values.get(key) is not None:
             if not utils.is_uuid_like(values[key]):
-                raise api_utils.expected("UUID", key, values[key])
+                raise query.expected("UUID", key, values[key])
             values[key] = utils.normalize_uuid(values[key])
     if values.get("parent_node") is not None:
         values["parent_node"] = node_uuid_of(values["parent_node"],

@@ -73,8 +73,7 @@ def _instance_uuid(value: str, q: Query) -> Criteria:
 
 def _chassis_uuid(value: str, q: Query) -> Criteria:
     if not utils.is_uuid_like(value):
-        raise exception.InvalidParameterValue(
-            err=f"Expected UUID for chassis_uuid: {value}")
+        raise query.expected("UUID", "chassis_uuid", value)
     return [("chassis_id", Chassis.get(value).id)]
 
 

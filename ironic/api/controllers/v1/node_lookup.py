@@ -17,8 +17,7 @@ IN_PATH = "node"
 
 def _malformed(ident: str, path_arg: str | None) -> Exception:
     if path_arg == IN_PATH:
-        return method.PlainRefusal(
-            400, f"Expected UUID or name for node: {ident}")
+        return method.malformed_in_path("node", ident)
     if path_arg is not None:
         return query.expected("UUID or name", path_arg, ident)
     return exception.InvalidUuidOrName(name=ident)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ironic.api import features, method, schemas
+from ironic.api import features, method, query, schemas
 from ironic.api.controllers.v1 import (
     collection,
     descriptor,
@@ -125,7 +125,7 @@ def _portgroup_ref(pg_uuid: str | None, node_id: int, patching: bool
     if pg_uuid is None:
         return None
     if not utils.is_uuid_like(pg_uuid) and not patching:
-        raise api_utils.expected("UUID", "portgroup_uuid", pg_uuid)
+        raise query.expected("UUID", "portgroup_uuid", pg_uuid)
     try:
         if not utils.is_uuid_like(pg_uuid):
             # A patch's value is looked up as a UUID only, as the
@@ -178,7 +178,7 @@ def _validate(doc: dict, ver: int, port_id: int | None = None,
     values["address"] = resource.normalize_mac(doc["address"])
     if doc.get("uuid") is not None:
         if not utils.is_uuid_like(doc["uuid"]):
-            raise api_utils.expected("UUID", "uuid", doc["uuid"])
+            raise query.expected("UUID", "uuid", doc["uuid"])
         values["uuid"] = utils.normalize_uuid(doc["uuid"])
     node = _node_ref(doc, ver, patching=changed is not None
                      and "node_uuid" in changed)
@@ -240,8 +240,6 @@ def _authorized(ident: str, rule: str) -> Port:
 # (the Filter's check) before anything is looked up.
 
 #: The forms of the port list's filter values, as Ironic 39 words them.
-_UUID_OR_NAME = descriptor.expected("UUID or name", descriptor.is_uuid_or_name)
-_UUID = descriptor.expected("UUID", utils.is_uuid_like)
 _MAC = descriptor.expected("valid MAC address", descriptor.is_query_mac)
 
 
@@ -301,8 +299,7 @@ def _list_scope(q: descriptor.Query) -> descriptor.Criteria:
             raise exception.NotFound()
         ident = q.scope["portgroup"]
         if not descriptor.is_uuid_or_name(ident):
-            raise method.PlainRefusal(
-                400, f"Expected UUID or name for portgroup: {ident}")
+            raise method.malformed_in_path("portgroup", ident)
         conds.append(("portgroup_id", Portgroup.get(ident).id))
     if "node" in q.scope:
         node = resource.find_node(q.scope["node"], q.ver, in_path=True)
@@ -348,13 +345,13 @@ def _delete(port: Port) -> None:
 
 
 
-_PORT_IDENT = ("port_ident", _UUID_OR_NAME)
+_PORT_IDENT = ("port_ident", descriptor.UUID_OR_NAME)
 
 SPEC = descriptor.Spec(
     # Ironic 39 checks the path argument's form first; a port is deleted
     # by UUID only.
     ident_forms={"get": _PORT_IDENT, "update": _PORT_IDENT,
-                 "delete": ("port_uuid", _UUID)},
+                 "delete": ("port_uuid", descriptor.IS_UUID)},
     singular="port", collection="ports", obj_cls=Port,
     lookup_before_fields=True,
     api_fields={"node_uuid": features.ALWAYS,
@@ -365,13 +362,14 @@ SPEC = descriptor.Spec(
     related={"node_uuid": "node", "portgroup_uuid": "portgroup"},
     filters={
         # node_uuid, when given too, says which node.
-        "node": descriptor.Filter(lambda ident, q: [] if q.params.get(
-            "node_uuid") else node_filter(ident, q), check=_UUID_OR_NAME),
-        "node_uuid": descriptor.Filter(node_filter, check=_UUID),
+        "node": descriptor.Filter(
+            lambda ident, q: [] if q.params.get("node_uuid")
+            else node_filter(ident, q), check=descriptor.UUID_OR_NAME),
+        "node_uuid": descriptor.Filter(node_filter, check=descriptor.IS_UUID),
         "address": descriptor.Filter(address_filter, check=_MAC),
         "portgroup": descriptor.Filter(_portgroup_filter,
                                        features.PORTGROUP_SUBRESOURCES,
-                                       check=_UUID_OR_NAME),
+                                       check=descriptor.UUID_OR_NAME),
         "shard": descriptor.Filter(shard_filter, features.SHARDS),
         "conductor_groups": descriptor.Filter(
             conductor_groups_filter, features.CONDUCTOR_GROUPS_FILTER),

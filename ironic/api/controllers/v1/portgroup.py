@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ironic.api import features, method, schemas
+from ironic.api import features, method, query, schemas
 from ironic.api.controllers.v1 import collection, descriptor, list_query, resource
 from ironic.api.controllers.v1 import port as port_api
 from ironic.api.controllers.v1 import utils as api_utils
@@ -42,7 +42,7 @@ def _validate(doc: dict, pg: Portgroup | None = None,
     values = {k: v for k, v in doc.items() if k != "node_uuid"}
     if doc.get("uuid") is not None:
         if not utils.is_uuid_like(doc["uuid"]):
-            raise api_utils.expected("UUID", "uuid", doc["uuid"])
+            raise query.expected("UUID", "uuid", doc["uuid"])
         values["uuid"] = utils.normalize_uuid(doc["uuid"])
     name = doc.get("name")
     if name is not None and not utils.is_valid_logical_name(name):
@@ -91,8 +91,7 @@ def get_portgroup(ident: str) -> Portgroup:
     plain HTTP error body, as Ironic 39's routing refuses it."""
     if utils.is_uuid_like(ident) or utils.is_valid_logical_name(ident):
         return Portgroup.get(ident)
-    raise method.PlainRefusal(
-        400, f"Expected UUID or name for portgroup: {ident}")
+    raise method.malformed_in_path("portgroup", ident)
 
 
 def _authorized(ident: str, rule: str) -> Portgroup:

@@ -8,7 +8,7 @@ from typing import Any, Iterable, NamedTuple
 
 from oslo_utils import strutils
 
-from ironic.api import features, method
+from ironic.api import features, method, query
 from ironic.api.controllers.v1 import collection
 from ironic.api.controllers.v1 import utils as api_utils
 from ironic.api.controllers.v1.descriptor import Spec, check_names, need_version
@@ -61,12 +61,12 @@ def as_bool(value: Any, name: str) -> bool:
     try:
         return strutils.bool_from_string(value, strict=True)
     except ValueError:
-        raise api_utils.unrecognized_bool(name, value) from None
+        raise query.not_boolean(name, value) from None
 
 
 def normalize_mac(value: Any, what: str = "address") -> str:
     if not utils.is_valid_mac(value):
-        raise api_utils.expected("valid MAC address", what, value)
+        raise query.expected("valid MAC address", what, value)
     return utils.normalize_mac(value)
 
 
@@ -101,7 +101,7 @@ def node_for_body(ident: Any, *, allow_name: bool) -> NodeRef:
             (allow_name and utils.is_valid_logical_name(ident))):
         if allow_name:
             raise exception.InvalidUuidOrName(name=ident)
-        raise api_utils.expected("UUID", "node_uuid", ident)
+        raise query.expected("UUID", "node_uuid", ident)
     try:
         # The node read as a GET reads it (one prepared statement), its
         # plain columns as stored.
@@ -135,8 +135,7 @@ def find_node(ident: str, ver: int, *, in_path: bool = False):
                      "Naming a node by its logical name")
         return Node.get(ident)
     if in_path:
-        raise method.PlainRefusal(
-            400, f"Expected UUID or name for node: {ident}")
+        raise method.malformed_in_path("node", ident)
     raise exception.NodeNotFound(node=ident)
 
 

@@ -235,26 +235,6 @@ def _refused(e: Any, what: str | None, message: str | None = None
     return schema_error(e, what)
 
 
-def expected(kind: str, name: str, value: Any
-             ) -> exception.InvalidParameterValue:
-    """400 "Expected <kind> for <name>: <value>", how the reference
-    refuses a typed value of a body ("UUID", "valid MAC address")."""
-    return exception.InvalidParameterValue(
-        err=f"Expected {kind} for {name}: {value}")
-
-
-_BOOL_WORDS = ", ".join(repr(w) for w in sorted(
-    strutils.TRUE_STRINGS + strutils.FALSE_STRINGS))
-
-
-def unrecognized_bool(name: str, value: Any
-                      ) -> exception.InvalidParameterValue:
-    """400 for a value the reference does not read as a boolean."""
-    return exception.InvalidParameterValue(
-        err=f"Invalid {name}: Unrecognized value {str(value)!r}, "
-            f"acceptable values are: {_BOOL_WORDS}")
-
-
 def _argument_refused(name: str, field: Field, schema: dict, value: Any,
                       optional: bool
                       ) -> exception.InvalidParameterValue | None:
@@ -263,14 +243,14 @@ def _argument_refused(name: str, field: Field, schema: dict, value: Any,
     out (so the reference takes None too)."""
     if field.type == BOOLEAN:
         return None if isinstance(value, bool) else \
-            unrecognized_bool(name, value)
+            query.not_boolean(name, value)
     if field.type in (STRING, UUID, INTEGER):
         if _first_error({"type": schema.get("type", "string")},
                         value) is None:
             return None
         kind = {STRING: "string", UUID: "UUID",
                 INTEGER: "an integer"}[field.type]
-        return expected(kind, name, value)
+        return query.expected(kind, name, value)
     types = schema.get("type")
     if types is None:
         types = sorted({t for alt in schema.get("anyOf", ())
@@ -301,8 +281,7 @@ def _check_arguments(body: Body, doc: Any) -> None:
     if body.extra is False:
         unexpected = [k for k in given if k not in body.fields]
         if unexpected:
-            raise exception.InvalidParameterValue(
-                err=f"Unexpected arguments: {', '.join(unexpected)}")
+            raise query.unexpected_arguments(unexpected)
     properties = body.schema["properties"]
     for name, field in body.fields.items():
         if name not in given:

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from pecan import rest
 
-from ironic.api import features, method, schemas
+from ironic.api import features, method, query, schemas
 from ironic.api.controllers.v1 import (
     collection,
     descriptor,
@@ -71,7 +71,7 @@ def _row(obj) -> dict:
 
 def _node_id(ident: str) -> int:
     if not utils.is_uuid_like(ident):
-        raise api_utils.expected("UUID", "node_uuid", ident)
+        raise query.expected("UUID", "node_uuid", ident)
     try:
         return node_lookup.get_node(ident).id
     except exception.NodeNotFound as e:
@@ -86,7 +86,7 @@ def _values(kind: _Kind, doc: dict, what: str | None = None) -> dict:
     if values.get("uuid") is None:
         values.pop("uuid", None)
     elif not utils.is_uuid_like(values["uuid"]):
-        raise api_utils.expected("UUID", "uuid", values["uuid"])
+        raise query.expected("UUID", "uuid", values["uuid"])
     values["node_id"] = _node_id(doc["node_uuid"])
     return values
 
@@ -138,8 +138,7 @@ def _item(kind: _Kind, ident: str, verb: str) -> Any:
     it)."""
     if not utils.is_uuid_like(ident):
         # Named as Ironic 39 names the argument of the path.
-        raise exception.InvalidParameterValue(
-            err=f"Expected UUID for {kind.key[:-1]}_uuid: {ident}")
+        raise query.expected("UUID", f"{kind.key[:-1]}_uuid", ident)
     obj = kind.store.get(utils.normalize_uuid(ident))
     resource.check_node_item(
         "volume", f"baremetal:volume:{verb}", obj.node_id,
@@ -186,8 +185,7 @@ def _spec(kind: _Kind) -> descriptor.Spec:
         bounds=descriptor.Bounds(features.VOLUME),
         filters={"node": descriptor.Filter(
             _node_filter, scoped_by="node",
-            check=descriptor.expected("UUID or name",
-                                      descriptor.is_uuid_or_name))},
+            check=descriptor.UUID_OR_NAME)},
         # Unlike nodes and ports (1.43), the volume lists took ?detail from
         # their first version on.
         detail_param=features.ALWAYS, detail_action=False,
